@@ -1,0 +1,36 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * One config for the whole workspace. Workspace packages resolve to their TypeScript sources, so the
+ * tests never run against a stale build. Each package is a project; run one with `--project core`.
+ */
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^tenant-auth-core\/testing$/, replacement: src('./packages/tenant-auth-core/src/testing/index.ts') },
+      { find: /^tenant-auth-core$/, replacement: src('./packages/tenant-auth-core/src/index.ts') },
+      { find: /^tenant-auth-koa$/, replacement: src('./packages/tenant-auth-koa/src/index.ts') },
+      { find: /^tenant-auth-mikro-orm$/, replacement: src('./packages/tenant-auth-mikro-orm/src/index.ts') },
+      { find: /^tenant-auth-redis$/, replacement: src('./packages/tenant-auth-redis/src/index.ts') },
+    ],
+  },
+  test: {
+    // The JSON report is what .ci/run counts; `pnpm test` writes it for everyone, so CI runs the README's command as is.
+    reporters: ['default', ['json', { outputFile: '.vitest-report.json' }]],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'core', include: ['packages/tenant-auth-core/{src,test}/**/*.test.ts'] } },
+      { extends: true, test: { name: 'koa', include: ['packages/tenant-auth-koa/{src,test}/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'mikro-orm', include: ['packages/tenant-auth-mikro-orm/{src,test}/**/*.test.ts'] },
+      },
+      { extends: true, test: { name: 'redis', include: ['packages/tenant-auth-redis/{src,test}/**/*.test.ts'] } },
+      { extends: true, test: { name: 'server', include: ['examples/server/{src,test}/**/*.test.ts'] } },
+    ],
+  },
+});
