@@ -1,1 +1,3 @@
-export {};
+export { ManualClock } from '../clock.js';
+export type { ConformanceStores, StoreConformanceOptions } from './store-conformance.js';
+export { runStoreConformance } from './store-conformance.js';
