@@ -1,0 +1,61 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
+
+/** An HTTP server with a graceful close. */
+export interface HttpServer {
+  server: Server;
+  port: number;
+  /**
+   * Stops accepting connections, lets in-flight requests finish for up to `timeoutMs`, then closes the
+   * connections still open. Resolves once every connection is gone; `forced` says whether the
+   * deadline was reached.
+   */
+  close(timeoutMs: number): Promise<{ forced: boolean }>;
+}
+
+/**
+ * Serves a Koa app on `port` (0 for an ephemeral one). While closing, responses carry
+ * `Connection: close` so keep-alive clients do not send more requests on the connection.
+ *
+ * @example
+ * const http = await listen(app, 4000);
+ * process.once('SIGTERM', () => http.close(10_000));
+ */
+export async function listen(app: Koa, port: number, host?: string): Promise<HttpServer> {
+  let closing = false;
+  const handler = app.callback();
+  const server = createServer((req, res) => {
+    if (closing) res.setHeader('Connection', 'close');
+    void handler(req, res);
+  });
+  // Node's defaults allow slow clients to hold sockets for minutes; keep them bounded.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 30_000;
+  server.listen(port, host);
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  let closed: Promise<{ forced: boolean }> | undefined;
+  return {
+    server,
+    port: address.port,
+    close(timeoutMs) {
+      closed ??= new Promise((resolve) => {
+        closing = true;
+        let forced = false;
+        const timer = setTimeout(() => {
+          forced = true;
+          server.closeAllConnections();
+        }, timeoutMs);
+        // close() stops accepting and, since Node 19, also closes idle keep-alive connections.
+        server.close(() => {
+          clearTimeout(timer);
+          resolve({ forced });
+        });
+        server.closeIdleConnections();
+      });
+      return closed;
+    },
+  };
+}
