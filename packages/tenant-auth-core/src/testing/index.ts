@@ -1,3 +1,5 @@
 export { ManualClock } from '../clock.js';
+export type { RateLimitStoreConformanceOptions } from '../rate-limit/conformance.js';
+export { runRateLimitStoreConformance } from '../rate-limit/conformance.js';
 export type { ConformanceStores, StoreConformanceOptions } from './store-conformance.js';
 export { runStoreConformance } from './store-conformance.js';

@@ -1,0 +1,7 @@
+import { runStoreConformance } from '../testing/store-conformance.js';
+import { MemorySessionStore, MemoryTenantAuthStore } from './memory.js';
+
+runStoreConformance({
+  name: 'memory',
+  createStores: () => ({ tenantAuthStore: new MemoryTenantAuthStore(), sessionStore: new MemorySessionStore() }),
+});

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { Session, Tenant, User } from '../types.js';
+
+/** @internal Test data builders with valid UUIDs (real databases type-check them). */
+export const T0 = Date.UTC(2026, 0, 1);
+export const at = (ms: number) => new Date(T0 + ms);
+export const hex64 = () => `${randomUUID().replace(/-/g, '')}${randomUUID().replace(/-/g, '')}`;
+
+let counter = 0;
+export function tenantAndOwner(overrides: { email?: string; slug?: string } = {}): { tenant: Tenant; user: User } {
+  counter++;
+  const tenantId = randomUUID();
+  const tag = `${Date.now().toString(36)}${counter}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  return {
+    tenant: { id: tenantId, slug: overrides.slug ?? `tenant-${tag}`, name: `Tenant ${tag}`, createdAt: at(0) },
+    user: {
+      id: randomUUID(),
+      tenantId,
+      email: overrides.email ?? `user-${tag}@example.com`,
+      passwordHash: '$2b$04$abcdefghijklmnopqrstuu5rGrKq0u6p2lO7YQzBq1Bz1JZJkP6Dq',
+      createdAt: at(0),
+    },
+  };
+}
+
+export function sessionFor(user: User, overrides: Partial<Session> = {}): Session {
+  return {
+    id: randomUUID(),
+    tenantId: user.tenantId,
+    userId: user.id,
+    deviceInfo: 'Firefox on Linux',
+    ipAddress: '203.0.113.7',
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+    createdAt: at(0),
+    lastUsedAt: at(0),
+    expiresAt: at(7 * 86_400_000),
+    absoluteExpiresAt: at(30 * 86_400_000),
+    revokedAt: null,
+    refreshHash: hex64(),
+    refreshJti: randomUUID(),
+    refreshIssuedAt: at(0),
+    refreshExpiresAt: at(7 * 86_400_000),
+    previousRefreshHash: null,
+    rotatedAt: null,
+    ...overrides,
+  };
+}
