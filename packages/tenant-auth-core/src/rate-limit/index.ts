@@ -1,0 +1,19 @@
+// Public names of the rate-limit module. The conformance suite (./conformance.ts) imports vitest and is
+// re-exported from `tenant-auth-core/testing` only.
+export type { ClientIpKeyOptions } from './client-ip-key.js';
+export { clientIpKey, UNKNOWN_IP_KEY } from './client-ip-key.js';
+export { RATE_LIMIT_DEFAULTS } from './defaults.js';
+export type { LoginThrottle, LoginThrottleOptions } from './login-throttle.js';
+export { createLoginThrottle } from './login-throttle.js';
+export type { MemoryRateLimitStoreOptions } from './memory-rate-limit-store.js';
+export { MemoryRateLimitStore } from './memory-rate-limit-store.js';
+export type {
+  RateLimiter,
+  RateLimiterOptions,
+  RateLimitLogger,
+  RateLimitResult,
+  StoreErrorPolicy,
+} from './rate-limiter.js';
+export { createRateLimiter } from './rate-limiter.js';
+export type { SlidingLog } from './sliding-log.js';
+export { checkHitOptions, ENTRY_CAP, SLOTS_PER_WINDOW, slidingLogHit, slotMs } from './sliding-log.js';

@@ -1,0 +1,86 @@
+import { createHash, createHmac } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { TenantAuthError } from '../errors.js';
+import type { RateLimitStore } from '../stores/types.js';
+import { createRateLimiter, type RateLimitLogger, type StoreErrorPolicy } from './rate-limiter.js';
+
+export interface LoginThrottleOptions {
+  store: RateLimitStore;
+  /** Failed logins per email within the window before that email is refused. Default 10. */
+  maxFailures?: number;
+  /** Default 60 000 ms. */
+  windowMs?: number;
+  clock?: Clock;
+  /** Default `'fail-closed'`: with the store down, logins are refused with `unavailable`. */
+  onStoreError?: StoreErrorPolicy;
+  logger?: RateLimitLogger;
+  /** Default `'login-fail:'`. */
+  keyPrefix?: string;
+  /**
+   * Optional secret: keys become HMAC-SHA256 of the email instead of SHA-256, so someone who can read the
+   * store cannot confirm a guessed address by hashing it. Every instance sharing the store needs the same one.
+   */
+  secret?: string | Uint8Array;
+}
+
+/** Per-account throttling of failed logins, on top of the per-IP budgets. */
+export interface LoginThrottle {
+  /**
+   * Throws `TenantAuthError('rate_limited')` (with `retryAfterSeconds`) when the email has `maxFailures`
+   * failures in the window; counts nothing. Call it before checking the password.
+   */
+  assertAllowed(normalisedEmail: string): Promise<void>;
+  /** Counts one failure. Call it after every `invalid_credentials`, for unknown emails too. */
+  recordFailure(normalisedEmail: string): Promise<void>;
+}
+
+/**
+ * Creates the per-account login throttle. Failures are counted per normalised email whether or not an
+ * account exists, so the answer reveals nothing; the key is a hash, so the store holds no address. A
+ * locked email unlocks by itself as its failures leave the sliding window (a success does not clear them).
+ *
+ * @example
+ * const throttle = createLoginThrottle({ store, maxFailures: 10, windowMs: 60_000 });
+ * await throttle.assertAllowed(email);
+ * const user = await verify(email, password).catch(async (err) => {
+ *   if (isTenantAuthError(err, 'invalid_credentials')) await throttle.recordFailure(email);
+ *   throw err;
+ * });
+ */
+export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottle {
+  const { maxFailures = 10, windowMs = 60_000, keyPrefix = 'login-fail:', secret } = options;
+  const limiter = createRateLimiter({
+    store: options.store,
+    limit: maxFailures,
+    windowMs,
+    keyPrefix,
+    name: 'login-failures',
+    onStoreError: options.onStoreError ?? 'fail-closed',
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  // 128 bits of the digest: collisions are out of reach, and the key stays short.
+  const keyOf = (email: string) =>
+    (secret === undefined ? createHash('sha256') : createHmac('sha256', secret))
+      .update(email)
+      .digest('hex')
+      .slice(0, 32);
+
+  return {
+    async assertAllowed(normalisedEmail) {
+      const result = await limiter.consume(keyOf(normalisedEmail), 0);
+      if (!result.allowed) {
+        throw new TenantAuthError(
+          'rate_limited',
+          'Too many failed logins for this account; try again later.',
+          {
+            retryAfterSeconds: result.retryAfterSeconds,
+          },
+        );
+      }
+    },
+    async recordFailure(normalisedEmail) {
+      await limiter.consume(keyOf(normalisedEmail), 1);
+    },
+  };
+}
