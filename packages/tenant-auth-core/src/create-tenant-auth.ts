@@ -2,7 +2,7 @@ import type { AccessClaims, TenantAuth } from './api-types.js';
 import { type Clock, type RandomBytes, systemClock, systemRandom } from './clock.js';
 import { TenantAuthError } from './errors.js';
 import { createLogin } from './login.js';
-import { createPasswordHasher, type PasswordHasherOptions } from './passwords/hasher.js';
+import { createPasswordHasher, type PasswordHasher, type PasswordHasherOptions } from './passwords/hasher.js';
 import { createPasswordPolicy, type PasswordPolicyOptions } from './passwords/policy.js';
 import { createLoginThrottle } from './rate-limit/login-throttle.js';
 import type { StoreErrorPolicy } from './rate-limit/rate-limiter.js';
@@ -45,8 +45,15 @@ export interface TenantAuthOptions {
   passwordPolicy?: PasswordPolicyOptions;
   /** bcrypt cost, pepper, pool size and queue bound. */
   passwordHashing?: PasswordHasherOptions;
+  /** A hasher of your own (e.g. one shared across services); `passwordHashing` is then ignored. */
+  passwordHasher?: PasswordHasher;
   /** Per-account throttling of failed logins. Off unless a store is given. */
-  loginThrottle?: { store: RateLimitStore; maxFailures?: number; windowSeconds?: number; onStoreError?: StoreErrorPolicy };
+  loginThrottle?: {
+    store: RateLimitStore;
+    maxFailures?: number;
+    windowSeconds?: number;
+    onStoreError?: StoreErrorPolicy;
+  };
   /**
    * Check on every `verifyAccessToken` that the session is still active, so a logout cuts access
    * tokens at once. `true` uses a 5 s cache of at most 10,000 sessions.
@@ -61,8 +68,10 @@ export interface TenantAuthOptions {
 function sessionCheckOptions(value: TenantAuthOptions['checkSessionOnVerify']) {
   if (!value) return undefined;
   const { cacheTtlMs = 5_000, cacheSize = 10_000 } = value === true ? {} : value;
-  if (cacheTtlMs < 0 || cacheTtlMs > 60_000) throw new TypeError('checkSessionOnVerify.cacheTtlMs must be within 0..60000');
-  if (!Number.isInteger(cacheSize) || cacheSize < 1) throw new TypeError('checkSessionOnVerify.cacheSize must be a positive integer');
+  if (cacheTtlMs < 0 || cacheTtlMs > 60_000)
+    throw new TypeError('checkSessionOnVerify.cacheTtlMs must be within 0..60000');
+  if (!Number.isInteger(cacheSize) || cacheSize < 1)
+    throw new TypeError('checkSessionOnVerify.cacheSize must be a positive integer');
   return { cacheTtlMs, cacheSize };
 }
 
@@ -96,24 +105,35 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     refreshSecret: options.refreshSecret,
     clock,
     random,
-    ...(options.accessTokenTtlSeconds === undefined ? {} : { accessTokenTtlSeconds: options.accessTokenTtlSeconds }),
-    ...(options.refreshTokenTtlSeconds === undefined ? {} : { refreshTokenTtlSeconds: options.refreshTokenTtlSeconds }),
+    ...(options.accessTokenTtlSeconds === undefined
+      ? {}
+      : { accessTokenTtlSeconds: options.accessTokenTtlSeconds }),
+    ...(options.refreshTokenTtlSeconds === undefined
+      ? {}
+      : { refreshTokenTtlSeconds: options.refreshTokenTtlSeconds }),
   });
   const cleanupBatchSize = options.cleanupBatchSize ?? 1000;
-  if (!Number.isInteger(cleanupBatchSize) || cleanupBatchSize < 1) throw new TypeError('cleanupBatchSize must be a positive integer');
+  if (!Number.isInteger(cleanupBatchSize) || cleanupBatchSize < 1)
+    throw new TypeError('cleanupBatchSize must be a positive integer');
   const sessions = createSessionManager({
     sessionStore: options.sessionStore,
     tokens,
     clock,
     random,
     emit,
-    absoluteTtlSeconds: nonNegativeInteger('sessionAbsoluteTtlSeconds', options.sessionAbsoluteTtlSeconds ?? 30 * DAY),
+    absoluteTtlSeconds: nonNegativeInteger(
+      'sessionAbsoluteTtlSeconds',
+      options.sessionAbsoluteTtlSeconds ?? 30 * DAY,
+    ),
     reuseGraceSeconds: nonNegativeInteger('refreshReuseGraceSeconds', options.refreshReuseGraceSeconds ?? 10),
-    revokedRetentionSeconds: nonNegativeInteger('revokedSessionRetentionSeconds', options.revokedSessionRetentionSeconds ?? 30 * DAY),
+    revokedRetentionSeconds: nonNegativeInteger(
+      'revokedSessionRetentionSeconds',
+      options.revokedSessionRetentionSeconds ?? 30 * DAY,
+    ),
     cleanupBatchSize,
     sessionCheck: sessionCheckOptions(options.checkSessionOnVerify),
   });
-  const hasher = createPasswordHasher(options.passwordHashing);
+  const hasher = options.passwordHasher ?? createPasswordHasher(options.passwordHashing);
   const policy = createPasswordPolicy(options.passwordPolicy);
   let dummy: Promise<string> | undefined;
   const dummyHash = (): Promise<string> => {
@@ -130,9 +150,15 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     ? createLoginThrottle({
         store: options.loginThrottle.store,
         clock,
-        ...(options.loginThrottle.maxFailures === undefined ? {} : { maxFailures: options.loginThrottle.maxFailures }),
-        ...(options.loginThrottle.windowSeconds === undefined ? {} : { windowMs: options.loginThrottle.windowSeconds * 1000 }),
-        ...(options.loginThrottle.onStoreError === undefined ? {} : { onStoreError: options.loginThrottle.onStoreError }),
+        ...(options.loginThrottle.maxFailures === undefined
+          ? {}
+          : { maxFailures: options.loginThrottle.maxFailures }),
+        ...(options.loginThrottle.windowSeconds === undefined
+          ? {}
+          : { windowMs: options.loginThrottle.windowSeconds * 1000 }),
+        ...(options.loginThrottle.onStoreError === undefined
+          ? {}
+          : { onStoreError: options.loginThrottle.onStoreError }),
       })
     : undefined;
   const { store } = options;
@@ -176,7 +202,8 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     jwks: () => tokens.jwks(),
     cleanupSessions,
     startSessionCleanup({ intervalMs = 10 * 60_000, onError } = {}) {
-      if (!Number.isInteger(intervalMs) || intervalMs < 1000) throw new TypeError('intervalMs must be an integer >= 1000');
+      if (!Number.isInteger(intervalMs) || intervalMs < 1000)
+        throw new TypeError('intervalMs must be an integer >= 1000');
       const timer = setInterval(() => {
         cleanupSessions().catch((err: unknown) => onError?.(err));
       }, intervalMs);

@@ -9,8 +9,8 @@ export { EMAIL_LOCAL_PART_MAX_LENGTH, EMAIL_MAX_LENGTH, normalizeEmail, parseEma
 export type { FieldError, FieldErrorCode, TenantAuthErrorCode, TenantAuthErrorOptions } from './errors.js';
 export { ERROR_STATUS, isTenantAuthError, TenantAuthError } from './errors.js';
 export { getCommonPasswords } from './passwords/common-passwords.js';
-export type { PasswordHasher, PasswordHasherOptions } from './passwords/hasher.js';
-export { createPasswordHasher } from './passwords/hasher.js';
+export type { PasswordHasher, PasswordHasherOptions, PasswordHasherStats } from './passwords/hasher.js';
+export { createPasswordHasher, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from './passwords/hasher.js';
 export type { PasswordContext, PasswordPolicy, PasswordPolicyOptions } from './passwords/policy.js';
 export { createPasswordPolicy } from './passwords/policy.js';
 export type { ClientIpKeyOptions } from './rate-limit/client-ip-key.js';
@@ -33,7 +33,13 @@ export { loginInputSchema, parseInput, refreshInputSchema, registerInputSchema }
 export type { AuthEvent } from './sessions/events.js';
 export { initialSlug, isValidSlug, slugify, withSlugSuffix } from './slug.js';
 export { MemorySessionStore, MemoryTenantAuthStore } from './stores/memory.js';
-export type { RateLimitHit, RateLimitStore, SessionRotation, SessionStore, TenantAuthStore } from './stores/types.js';
+export type {
+  RateLimitHit,
+  RateLimitStore,
+  SessionRotation,
+  SessionStore,
+  TenantAuthStore,
+} from './stores/types.js';
 export type {
   AccessKeyPair,
   AccessTokenKeyOptions,
@@ -44,5 +50,11 @@ export type {
   TokenService,
   TokenServiceOptions,
 } from './tokens/index.js';
-export { ACCESS_TOKEN_TYP, createTokenService, hashRefreshToken, MIN_SECRET_BYTES, REFRESH_TOKEN_TYP } from './tokens/index.js';
+export {
+  ACCESS_TOKEN_TYP,
+  createTokenService,
+  hashRefreshToken,
+  MIN_SECRET_BYTES,
+  REFRESH_TOKEN_TYP,
+} from './tokens/index.js';
 export type { PublicUser, RequestContext, Session, SessionInfo, Tenant, User } from './types.js';

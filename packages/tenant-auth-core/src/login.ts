@@ -40,7 +40,13 @@ export function createLogin(deps: LoginDeps) {
       throw new TenantAuthError('invalid_credentials', 'The email or password is incorrect.');
     }
     const result = await sessions.start(user, context, body.deviceInfo);
-    emit({ type: 'login_succeeded', userId: user.id, tenantId: user.tenantId, sessionId: result.session.id, ipAddress: context.ipAddress ?? null });
+    emit({
+      type: 'login_succeeded',
+      userId: user.id,
+      tenantId: user.tenantId,
+      sessionId: result.session.id,
+      ipAddress: context.ipAddress ?? null,
+    });
     return result;
   };
 }

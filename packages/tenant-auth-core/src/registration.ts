@@ -61,7 +61,12 @@ export function createRegistration(deps: RegistrationDeps) {
           tenant: { id: tenantId, slug, name: tenantName, createdAt: now },
           user: { id: uuidv7(clock, random), tenantId, email: email.email, passwordHash, createdAt: now },
         });
-        emit({ type: 'registered', userId: user.id, tenantId: tenant.id, ipAddress: context.ipAddress ?? null });
+        emit({
+          type: 'registered',
+          userId: user.id,
+          tenantId: tenant.id,
+          ipAddress: context.ipAddress ?? null,
+        });
         const result = await sessions.start(user, context, body.deviceInfo);
         return { ...result, tenant };
       } catch (err) {
@@ -71,7 +76,10 @@ export function createRegistration(deps: RegistrationDeps) {
           continue;
         }
         if (isTenantAuthError(err, 'slug_taken')) {
-          throw new TenantAuthError('unavailable', 'Could not allocate a tenant slug; try again.', { cause: err, retryAfterSeconds: 1 });
+          throw new TenantAuthError('unavailable', 'Could not allocate a tenant slug; try again.', {
+            cause: err,
+            retryAfterSeconds: 1,
+          });
         }
         throw err;
       }

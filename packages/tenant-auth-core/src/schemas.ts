@@ -5,10 +5,22 @@ import { type FieldError, type FieldErrorCode, validationError } from './errors.
 /** Request body of registration. Unknown fields (a `tenantId`, a `role`) are dropped. */
 export const registerInputSchema = z
   .object({
-    email: z.string().meta({ description: 'Email address; normalised by trimming and lower-casing.', format: 'email' }),
+    email: z
+      .string()
+      .meta({ description: 'Email address; normalised by trimming and lower-casing.', format: 'email' }),
     password: z.string().meta({ description: 'Password; see the password policy.' }),
-    tenantName: z.string().trim().min(1).max(100).optional().meta({ description: 'Tenant name; the slug is derived from it.' }),
-    deviceInfo: z.string().max(DEVICE_INFO_MAX_LENGTH).optional().meta({ description: 'Free text naming the device.' }),
+    tenantName: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'Tenant name; the slug is derived from it.' }),
+    deviceInfo: z
+      .string()
+      .max(DEVICE_INFO_MAX_LENGTH)
+      .optional()
+      .meta({ description: 'Free text naming the device.' }),
   })
   .meta({ id: 'RegisterRequest' });
 
@@ -32,7 +44,10 @@ export type LoginInput = z.infer<typeof loginInputSchema>;
 function issueCode(issue: z.core.$ZodIssue, input: unknown): FieldErrorCode {
   const [first] = issue.path;
   if (issue.code === 'invalid_type') {
-    const value = typeof input === 'object' && input !== null && first !== undefined ? (input as Record<PropertyKey, unknown>)[first] : input;
+    const value =
+      typeof input === 'object' && input !== null && first !== undefined
+        ? (input as Record<PropertyKey, unknown>)[first]
+        : input;
     return value === undefined || value === null ? 'required' : 'invalid_type';
   }
   if (issue.code === 'too_big') return 'too_long';
@@ -47,7 +62,9 @@ function issueCode(issue: z.core.$ZodIssue, input: unknown): FieldErrorCode {
  */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw validationError([{ field: 'body', code: 'invalid_type', message: 'The body must be a JSON object.' }]);
+    throw validationError([
+      { field: 'body', code: 'invalid_type', message: 'The body must be a JSON object.' },
+    ]);
   }
   const result = schema.safeParse(input);
   if (result.success) return result.data;

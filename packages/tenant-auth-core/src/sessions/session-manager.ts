@@ -1,6 +1,12 @@
 import type { AccessClaims, AuthResult } from '../api-types.js';
 import { type Clock, type RandomBytes, uuidv7 } from '../clock.js';
-import { cleanText, DEVICE_INFO_MAX_LENGTH, describeUserAgent, IP_ADDRESS_MAX_LENGTH, USER_AGENT_MAX_LENGTH } from '../device-info.js';
+import {
+  cleanText,
+  DEVICE_INFO_MAX_LENGTH,
+  describeUserAgent,
+  IP_ADDRESS_MAX_LENGTH,
+  USER_AGENT_MAX_LENGTH,
+} from '../device-info.js';
 import { TenantAuthError } from '../errors.js';
 import type { SessionStore } from '../stores/types.js';
 import { invalidToken } from '../tokens/keys.js';
@@ -30,7 +36,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string): boolean => UUID.test(value);
 
 const notFound = () => new TenantAuthError('not_found', 'Not found.');
-const secondsBetween = (later: Date, earlier: Date) => Math.max(0, Math.floor((later.getTime() - earlier.getTime()) / 1000));
+const secondsBetween = (later: Date, earlier: Date) =>
+  Math.max(0, Math.floor((later.getTime() - earlier.getTime()) / 1000));
 
 /** @internal Sessions, refresh rotation with replay detection, logout, listing and cleanup. */
 export function createSessionManager(options: SessionManagerOptions) {
@@ -38,7 +45,11 @@ export function createSessionManager(options: SessionManagerOptions) {
   const graceMs = options.reuseGraceSeconds * 1000;
   const activeCache = new Map<string, { active: boolean; until: number }>();
 
-  async function respond(session: Session, user: { id: string; email: string }, refreshToken: string): Promise<AuthResult> {
+  async function respond(
+    session: Session,
+    user: { id: string; email: string },
+    refreshToken: string,
+  ): Promise<AuthResult> {
     const { token: accessToken } = await tokens.signAccessToken({
       userId: session.userId,
       tenantId: session.tenantId,
@@ -74,15 +85,31 @@ export function createSessionManager(options: SessionManagerOptions) {
   async function revokeForReplay(session: Session, context: RequestContext): Promise<never> {
     await sessionStore.revoke(session.tenantId, session.id, clock.now());
     activeCache.delete(session.id);
-    emit({ type: 'replay_detected', userId: session.userId, tenantId: session.tenantId, sessionId: session.id, ipAddress: context.ipAddress ?? null });
+    emit({
+      type: 'replay_detected',
+      userId: session.userId,
+      tenantId: session.tenantId,
+      sessionId: session.id,
+      ipAddress: context.ipAddress ?? null,
+    });
     throw invalidToken();
   }
 
   /** Within grace: hand out the child the winner got, re-signed identically from the stored fields. */
-  async function reissueCurrent(session: Session, user: { email: string }, context: RequestContext): Promise<AuthResult> {
+  async function reissueCurrent(
+    session: Session,
+    user: { email: string },
+    context: RequestContext,
+  ): Promise<AuthResult> {
     const child = await tokens.signRefreshToken(refreshFieldsOf(session));
     if (hashRefreshToken(child) !== session.refreshHash) throw invalidToken(); // e.g. the refresh secret changed
-    emit({ type: 'refresh_reissued', userId: session.userId, tenantId: session.tenantId, sessionId: session.id, ipAddress: context.ipAddress ?? null });
+    emit({
+      type: 'refresh_reissued',
+      userId: session.userId,
+      tenantId: session.tenantId,
+      sessionId: session.id,
+      ipAddress: context.ipAddress ?? null,
+    });
     return respond(session, { id: session.userId, email: user.email }, child);
   }
 
@@ -93,7 +120,9 @@ export function createSessionManager(options: SessionManagerOptions) {
     /** Creates a session for a user who just proved who they are, and its token pair. */
     async start(user: User, context: RequestContext, deviceInfo?: string): Promise<AuthResult> {
       const now = clock.now();
-      const absoluteExpiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + options.absoluteTtlSeconds * 1000);
+      const absoluteExpiresAt = new Date(
+        Math.floor(now.getTime() / 1000) * 1000 + options.absoluteTtlSeconds * 1000,
+      );
       const expiresAt = nextExpiry(now, absoluteExpiresAt);
       const userAgent = cleanText(context.userAgent, USER_AGENT_MAX_LENGTH);
       const fields = {
@@ -131,7 +160,11 @@ export function createSessionManager(options: SessionManagerOptions) {
      * Rotation. Current token: compare-and-set, one winner. The previous token within the grace period
      * (or a lost race): the identical child. Any other token of the session: replay, revoke.
      */
-    async refresh(refreshToken: string, context: RequestContext, loadUser: (tenantId: string, userId: string) => Promise<User | null>): Promise<AuthResult> {
+    async refresh(
+      refreshToken: string,
+      context: RequestContext,
+      loadUser: (tenantId: string, userId: string) => Promise<User | null>,
+    ): Promise<AuthResult> {
       const claims = await tokens.verifyRefreshToken(refreshToken);
       const hash = hashRefreshToken(refreshToken);
       const now = clock.now();
@@ -139,7 +172,8 @@ export function createSessionManager(options: SessionManagerOptions) {
       if (!session) {
         const named = await sessionStore.findById(claims.tenantId, claims.sessionId);
         // A token we signed for this session that is neither current nor previous: an older ancestor.
-        if (named && named.userId === claims.userId && named.revokedAt === null) await revokeForReplay(named, context);
+        if (named && named.userId === claims.userId && named.revokedAt === null)
+          await revokeForReplay(named, context);
         throw invalidToken();
       }
       if (session.id !== claims.sessionId || session.userId !== claims.userId) throw invalidToken();
@@ -161,7 +195,13 @@ export function createSessionManager(options: SessionManagerOptions) {
           rotatedAt: now,
         });
         if (won) {
-          emit({ type: 'refreshed', userId: session.userId, tenantId: session.tenantId, sessionId: session.id, ipAddress: context.ipAddress ?? null });
+          emit({
+            type: 'refreshed',
+            userId: session.userId,
+            tenantId: session.tenantId,
+            sessionId: session.id,
+            ipAddress: context.ipAddress ?? null,
+          });
           return respond({ ...session, expiresAt, refreshExpiresAt: expiresAt }, user, child);
         }
         // Lost the race: somebody rotated this very token a moment ago. Read what they stored.
@@ -177,7 +217,10 @@ export function createSessionManager(options: SessionManagerOptions) {
 
     /** Revokes the session named by an access or refresh token. */
     async logout(token: string): Promise<{ userId: string; tenantId: string; sessionId: string }> {
-      const claims = tokenKind(token) === 'refresh' ? await tokens.verifyRefreshToken(token) : await tokens.verifyAccessToken(token);
+      const claims =
+        tokenKind(token) === 'refresh'
+          ? await tokens.verifyRefreshToken(token)
+          : await tokens.verifyAccessToken(token);
       const session = await sessionStore.findById(claims.tenantId, claims.sessionId);
       if (!session || session.userId !== claims.userId) throw invalidToken();
       await sessionStore.revoke(claims.tenantId, claims.sessionId, clock.now(), { userId: claims.userId });
@@ -217,7 +260,13 @@ export function createSessionManager(options: SessionManagerOptions) {
         revokeOptions.exceptCurrent ? { exceptSessionId: claims.sessionId } : {},
       );
       activeCache.clear();
-      emit({ type: 'sessions_revoked', userId: claims.userId, tenantId: claims.tenantId, sessionId: claims.sessionId, count });
+      emit({
+        type: 'sessions_revoked',
+        userId: claims.userId,
+        tenantId: claims.tenantId,
+        sessionId: claims.sessionId,
+        count,
+      });
       return count;
     },
 
@@ -248,7 +297,11 @@ export function createSessionManager(options: SessionManagerOptions) {
       const revokedBefore = new Date(now.getTime() - options.revokedRetentionSeconds * 1000);
       let total = 0;
       for (;;) {
-        const deleted = await sessionStore.deleteExpired({ expiredBefore: now, revokedBefore, batchSize: options.cleanupBatchSize });
+        const deleted = await sessionStore.deleteExpired({
+          expiredBefore: now,
+          revokedBefore,
+          batchSize: options.cleanupBatchSize,
+        });
         total += deleted;
         if (deleted < options.cleanupBatchSize) return total;
       }
@@ -261,7 +314,9 @@ export type SessionManager = ReturnType<typeof createSessionManager>;
 /** @internal Which verifier a token is meant for, from its (unverified) header; verification decides. */
 function tokenKind(token: string): 'access' | 'refresh' {
   try {
-    const header = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as { typ?: unknown };
+    const header = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as {
+      typ?: unknown;
+    };
     return header.typ === REFRESH_TOKEN_TYP ? 'refresh' : 'access';
   } catch {
     return 'access';

@@ -3,5 +3,8 @@ import { MemorySessionStore, MemoryTenantAuthStore } from './memory.js';
 
 runStoreConformance({
   name: 'memory',
-  createStores: () => ({ tenantAuthStore: new MemoryTenantAuthStore(), sessionStore: new MemorySessionStore() }),
+  createStores: () => ({
+    tenantAuthStore: new MemoryTenantAuthStore(),
+    sessionStore: new MemorySessionStore(),
+  }),
 });

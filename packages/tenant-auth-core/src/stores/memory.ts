@@ -18,13 +18,18 @@ export class MemoryTenantAuthStore implements TenantAuthStore {
   readonly #userIdByEmail = new Map<string, string>();
   readonly #tenantIdBySlug = new Map<string, string>();
 
-  async createTenantWithOwner(input: { tenant: Tenant; user: User }): Promise<{ tenant: Tenant; user: User }> {
+  async createTenantWithOwner(input: {
+    tenant: Tenant;
+    user: User;
+  }): Promise<{ tenant: Tenant; user: User }> {
     const { tenant, user } = input;
     if (user.tenantId !== tenant.id) throw new TypeError('the owner must belong to the new tenant');
     const email = user.email.toLowerCase();
     // No await between the checks and the writes: nothing can interleave, as in one transaction.
-    if (this.#userIdByEmail.has(email)) throw new TenantAuthError('email_taken', 'The email is already registered.');
-    if (this.#tenantIdBySlug.has(tenant.slug)) throw new TenantAuthError('slug_taken', 'The slug is already taken.');
+    if (this.#userIdByEmail.has(email))
+      throw new TenantAuthError('email_taken', 'The email is already registered.');
+    if (this.#tenantIdBySlug.has(tenant.slug))
+      throw new TenantAuthError('slug_taken', 'The slug is already taken.');
     if (this.#tenants.has(tenant.id) || this.#users.has(user.id)) throw new TypeError('duplicate id');
     this.#tenants.set(tenant.id, copy(tenant));
     this.#tenantIdBySlug.set(tenant.slug, tenant.id);
@@ -77,21 +82,34 @@ export class MemorySessionStore implements SessionStore {
 
   async findByRefreshHash(tenantId: string, refreshHash: string): Promise<Session | null> {
     for (const s of this.#sessions.values()) {
-      if (s.tenantId === tenantId && (s.refreshHash === refreshHash || s.previousRefreshHash === refreshHash)) {
+      if (
+        s.tenantId === tenantId &&
+        (s.refreshHash === refreshHash || s.previousRefreshHash === refreshHash)
+      ) {
         return copy(s);
       }
     }
     return null;
   }
 
-  async rotate(tenantId: string, sessionId: string, expectedRefreshHash: string, next: SessionRotation): Promise<boolean> {
+  async rotate(
+    tenantId: string,
+    sessionId: string,
+    expectedRefreshHash: string,
+    next: SessionRotation,
+  ): Promise<boolean> {
     const s = this.#get(tenantId, sessionId);
     if (!s || s.revokedAt !== null || s.refreshHash !== expectedRefreshHash) return false;
     this.#sessions.set(sessionId, { ...s, ...copy(next), previousRefreshHash: s.refreshHash });
     return true;
   }
 
-  async revoke(tenantId: string, sessionId: string, at: Date, options: { userId?: string } = {}): Promise<boolean> {
+  async revoke(
+    tenantId: string,
+    sessionId: string,
+    at: Date,
+    options: { userId?: string } = {},
+  ): Promise<boolean> {
     const s = this.#get(tenantId, sessionId);
     if (!s || s.revokedAt !== null) return false;
     if (options.userId !== undefined && s.userId !== options.userId) return false;
@@ -99,10 +117,20 @@ export class MemorySessionStore implements SessionStore {
     return true;
   }
 
-  async revokeAllForUser(tenantId: string, userId: string, at: Date, options: { exceptSessionId?: string } = {}): Promise<number> {
+  async revokeAllForUser(
+    tenantId: string,
+    userId: string,
+    at: Date,
+    options: { exceptSessionId?: string } = {},
+  ): Promise<number> {
     let count = 0;
     for (const s of this.#sessions.values()) {
-      if (s.tenantId === tenantId && s.userId === userId && s.revokedAt === null && s.id !== options.exceptSessionId) {
+      if (
+        s.tenantId === tenantId &&
+        s.userId === userId &&
+        s.revokedAt === null &&
+        s.id !== options.exceptSessionId
+      ) {
         s.revokedAt = new Date(at);
         count++;
       }
@@ -112,14 +140,21 @@ export class MemorySessionStore implements SessionStore {
 
   async listActiveForUser(tenantId: string, userId: string, now: Date): Promise<Session[]> {
     return [...this.#sessions.values()]
-      .filter((s) => s.tenantId === tenantId && s.userId === userId && s.revokedAt === null && s.expiresAt > now)
+      .filter(
+        (s) => s.tenantId === tenantId && s.userId === userId && s.revokedAt === null && s.expiresAt > now,
+      )
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
       .map(copy);
   }
 
-  async deleteExpired(options: { expiredBefore: Date; revokedBefore: Date; batchSize: number }): Promise<number> {
+  async deleteExpired(options: {
+    expiredBefore: Date;
+    revokedBefore: Date;
+    batchSize: number;
+  }): Promise<number> {
     const { expiredBefore, revokedBefore, batchSize } = options;
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw new TypeError('batchSize must be a positive integer');
+    if (!Number.isInteger(batchSize) || batchSize < 1)
+      throw new TypeError('batchSize must be a positive integer');
     const doomed = [...this.#sessions.values()]
       .filter((s) => s.expiresAt < expiredBefore || (s.revokedAt !== null && s.revokedAt < revokedBefore))
       .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || (a.id < b.id ? -1 : 1))

@@ -45,14 +45,24 @@ export interface SessionStore {
    * `expectedRefreshHash`; the old current hash becomes the previous one. Returns whether this caller
    * won. Of any number of concurrent callers with the same expected hash, exactly one wins.
    */
-  rotate(tenantId: string, sessionId: string, expectedRefreshHash: string, next: SessionRotation): Promise<boolean>;
+  rotate(
+    tenantId: string,
+    sessionId: string,
+    expectedRefreshHash: string,
+    next: SessionRotation,
+  ): Promise<boolean>;
   /**
    * Revokes one session if it is active and (when `userId` is given) belongs to that user.
    * Returns whether a session was revoked by this call.
    */
   revoke(tenantId: string, sessionId: string, at: Date, options?: { userId?: string }): Promise<boolean>;
   /** Revokes every non-revoked session of a user, optionally but one. Returns how many it revoked. */
-  revokeAllForUser(tenantId: string, userId: string, at: Date, options?: { exceptSessionId?: string }): Promise<number>;
+  revokeAllForUser(
+    tenantId: string,
+    userId: string,
+    at: Date,
+    options?: { exceptSessionId?: string },
+  ): Promise<number>;
   /** Sessions of a user that are neither revoked nor expired at `now`, newest first. */
   listActiveForUser(tenantId: string, userId: string, now: Date): Promise<Session[]>;
   /**

@@ -7,12 +7,20 @@ export const at = (ms: number) => new Date(T0 + ms);
 export const hex64 = () => `${randomUUID().replace(/-/g, '')}${randomUUID().replace(/-/g, '')}`;
 
 let counter = 0;
-export function tenantAndOwner(overrides: { email?: string; slug?: string } = {}): { tenant: Tenant; user: User } {
+export function tenantAndOwner(overrides: { email?: string; slug?: string } = {}): {
+  tenant: Tenant;
+  user: User;
+} {
   counter++;
   const tenantId = randomUUID();
   const tag = `${Date.now().toString(36)}${counter}${Math.floor(Math.random() * 1e6).toString(36)}`;
   return {
-    tenant: { id: tenantId, slug: overrides.slug ?? `tenant-${tag}`, name: `Tenant ${tag}`, createdAt: at(0) },
+    tenant: {
+      id: tenantId,
+      slug: overrides.slug ?? `tenant-${tag}`,
+      name: `Tenant ${tag}`,
+      createdAt: at(0),
+    },
     user: {
       id: randomUUID(),
       tenantId,

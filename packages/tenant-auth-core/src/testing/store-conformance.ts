@@ -141,7 +141,10 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         const user = await seedUser();
         const s = sessionFor(user, { ipAddress: null, userAgent: null });
         await sessions.create(s);
-        expect(await sessions.findById(user.tenantId, s.id)).toMatchObject({ ipAddress: null, userAgent: null });
+        expect(await sessions.findById(user.tenantId, s.id)).toMatchObject({
+          ipAddress: null,
+          userAgent: null,
+        });
       });
 
       it('rotates by compare-and-set: the old hash becomes the previous one and still finds the session', async () => {
@@ -162,7 +165,9 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         const s = sessionFor(user);
         await sessions.create(s);
         const candidates = Array.from({ length: 50 }, () => rotation(60_000));
-        const won = await Promise.all(candidates.map((c) => sessions.rotate(user.tenantId, s.id, s.refreshHash, c)));
+        const won = await Promise.all(
+          candidates.map((c) => sessions.rotate(user.tenantId, s.id, s.refreshHash, c)),
+        );
         expect(won.filter(Boolean)).toHaveLength(1);
         const winner = candidates[won.indexOf(true)]!;
         const after = await sessions.findById(user.tenantId, s.id);
@@ -201,8 +206,12 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         const mine = [sessionFor(user), sessionFor(user), sessionFor(user)];
         const theirs = sessionFor(neighbour);
         for (const s of [...mine, theirs]) await sessions.create(s);
-        expect(await sessions.revokeAllForUser(user.tenantId, user.id, at(1000), { exceptSessionId: mine[0]!.id })).toBe(2);
-        expect((await sessions.listActiveForUser(user.tenantId, user.id, at(2000))).map((s) => s.id)).toEqual([mine[0]!.id]);
+        expect(
+          await sessions.revokeAllForUser(user.tenantId, user.id, at(1000), { exceptSessionId: mine[0]!.id }),
+        ).toBe(2);
+        expect((await sessions.listActiveForUser(user.tenantId, user.id, at(2000))).map((s) => s.id)).toEqual(
+          [mine[0]!.id],
+        );
         expect(await sessions.revokeAllForUser(user.tenantId, user.id, at(3000))).toBe(1);
         expect(await sessions.revokeAllForUser(user.tenantId, user.id, at(4000))).toBe(0);
         expect(await sessions.revokeAllForUser(neighbour.tenantId, user.id, at(4000))).toBe(0);
@@ -324,8 +333,16 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
 
       it("cannot revoke or see another user's session, nor another tenant", async () => {
         const { auth } = service();
-        const alice = await auth.register({ email: 'alice@example.com', password: PASSWORD, tenantName: 'Alice Co' });
-        const bob = await auth.register({ email: 'bob@example.com', password: PASSWORD, tenantName: 'Bob Co' });
+        const alice = await auth.register({
+          email: 'alice@example.com',
+          password: PASSWORD,
+          tenantName: 'Alice Co',
+        });
+        const bob = await auth.register({
+          email: 'bob@example.com',
+          password: PASSWORD,
+          tenantName: 'Bob Co',
+        });
         const bobClaims = await auth.verifyAccessToken(bob.accessToken);
         expect(await errorCode(auth.revokeSession(bobClaims, alice.session.id))).toBe('not_found');
         expect(await errorCode(auth.refresh(alice.refreshToken))).toBe('resolved');

@@ -33,7 +33,12 @@ export function importSecret(secret: string | Uint8Array, name: string): KeyObje
 }
 
 function importAsymmetric(material: KeyMaterial, kind: 'private' | 'public'): KeyObject {
-  if (typeof material === 'object' && 'type' in material && typeof material.type === 'string' && 'export' in material) {
+  if (
+    typeof material === 'object' &&
+    'type' in material &&
+    typeof material.type === 'string' &&
+    'export' in material
+  ) {
     return material as KeyObject;
   }
   const create = kind === 'private' ? createPrivateKey : createPublicKey;
@@ -45,7 +50,10 @@ function checkKeyFits(key: KeyObject, algorithm: AsymmetricAlgorithm, kid: strin
     algorithm === 'EdDSA'
       ? key.asymmetricKeyType === 'ed25519'
       : key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
-  if (!ok) throw new TypeError(`key "${kid}" does not fit ${algorithm} (${algorithm === 'EdDSA' ? 'Ed25519' : 'P-256'} expected).`);
+  if (!ok)
+    throw new TypeError(
+      `key "${kid}" does not fit ${algorithm} (${algorithm === 'EdDSA' ? 'Ed25519' : 'P-256'} expected).`,
+    );
 }
 
 /** @internal The imported access-token keys. */
@@ -61,10 +69,16 @@ export interface ImportedAccessKeys {
 export function importAccessKeys(options: AccessTokenKeyOptions): ImportedAccessKeys {
   if (!('keys' in options)) {
     const key = importSecret(options.secret, 'the access token secret');
-    return { algorithm: 'HS256', signingKey: key, signingKid: undefined, verificationKeys: new Map([['', key]]) };
+    return {
+      algorithm: 'HS256',
+      signingKey: key,
+      signingKid: undefined,
+      verificationKeys: new Map([['', key]]),
+    };
   }
   const { algorithm, keys } = options;
-  if (algorithm !== 'EdDSA' && algorithm !== 'ES256') throw new TypeError(`unsupported access token algorithm ${String(algorithm)}`);
+  if (algorithm !== 'EdDSA' && algorithm !== 'ES256')
+    throw new TypeError(`unsupported access token algorithm ${String(algorithm)}`);
   if (keys.length === 0) throw new TypeError('at least one access key pair is required');
   const signingKid = options.signingKid ?? keys[0]?.kid;
   const verificationKeys = new Map<string, KeyObject>();

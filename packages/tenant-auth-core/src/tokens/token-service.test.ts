@@ -45,9 +45,19 @@ describe('access tokens', () => {
     expect(verified).toEqual(claims);
     expect(verified).toMatchObject(ids);
     expect(verified.expiresAt.getTime() - clock.now().getTime()).toBe(900_000);
-    const [header, payload] = token.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    const [header, payload] = token
+      .split('.')
+      .slice(0, 2)
+      .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
     expect(header).toEqual({ alg: 'HS256', typ: 'at+jwt' });
-    expect(payload).toMatchObject({ sub: 'u-1', tid: 't-1', sid: 's-1', token_type: 'access', iss: 'https://auth.test', aud: 'test-api' });
+    expect(payload).toMatchObject({
+      sub: 'u-1',
+      tid: 't-1',
+      sid: 's-1',
+      token_type: 'access',
+      iss: 'https://auth.test',
+      aud: 'test-api',
+    });
     expect(typeof payload.jti).toBe('string');
   });
 
@@ -103,7 +113,9 @@ describe('access tokens', () => {
     const [h, p, s] = token.split('.');
     const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
     payload.tid = 't-2';
-    await expectInvalid(tokens.verifyAccessToken(`${h}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${s}`));
+    await expectInvalid(
+      tokens.verifyAccessToken(`${h}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${s}`),
+    );
     await expectInvalid(tokens.verifyAccessToken(''));
     await expectInvalid(tokens.verifyAccessToken('not.a.jwt'));
   });
@@ -119,15 +131,27 @@ describe('asymmetric access tokens', () => {
   for (const algorithm of ['EdDSA', 'ES256'] as const) {
     it(`${algorithm}: sign, verify, and publish only public keys in the JWKS`, async () => {
       const kp =
-        algorithm === 'EdDSA' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+        algorithm === 'EdDSA'
+          ? generateKeyPairSync('ed25519')
+          : generateKeyPairSync('ec', { namedCurve: 'P-256' });
       const { tokens } = make({
         accessToken: {
           algorithm,
-          keys: [{ kid: 'k1', privateKey: kp.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, publicKey: kp.publicKey }],
+          keys: [
+            {
+              kid: 'k1',
+              privateKey: kp.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+              publicKey: kp.publicKey,
+            },
+          ],
         },
       });
       const { token } = await tokens.signAccessToken(ids);
-      expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toEqual({ alg: algorithm, typ: 'at+jwt', kid: 'k1' });
+      expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toEqual({
+        alg: algorithm,
+        typ: 'at+jwt',
+        kid: 'k1',
+      });
       await expect(tokens.verifyAccessToken(token)).resolves.toMatchObject(ids);
       const jwks = await tokens.jwks();
       expect(jwks.keys).toHaveLength(1);
@@ -139,7 +163,12 @@ describe('asymmetric access tokens', () => {
   it('select the verification key by kid among configured keys only', async () => {
     const a = generateKeyPairSync('ed25519');
     const b = generateKeyPairSync('ed25519');
-    const signWithA = make({ accessToken: { algorithm: 'EdDSA', keys: [{ kid: 'a', privateKey: a.privateKey, publicKey: a.publicKey }] } }).tokens;
+    const signWithA = make({
+      accessToken: {
+        algorithm: 'EdDSA',
+        keys: [{ kid: 'a', privateKey: a.privateKey, publicKey: a.publicKey }],
+      },
+    }).tokens;
     const verifier = make({
       accessToken: {
         algorithm: 'EdDSA',
@@ -152,13 +181,23 @@ describe('asymmetric access tokens', () => {
     }).tokens;
     const { token } = await signWithA.signAccessToken(ids);
     await expect(verifier.verifyAccessToken(token)).resolves.toMatchObject(ids);
-    const unknownKid = make({ accessToken: { algorithm: 'EdDSA', keys: [{ kid: 'zzz', privateKey: a.privateKey, publicKey: a.publicKey }] } }).tokens;
+    const unknownKid = make({
+      accessToken: {
+        algorithm: 'EdDSA',
+        keys: [{ kid: 'zzz', privateKey: a.privateKey, publicKey: a.publicKey }],
+      },
+    }).tokens;
     await expectInvalid(verifier.verifyAccessToken((await unknownKid.signAccessToken(ids)).token));
   });
 
   it('ignore a key embedded in the token header (jwk) and refuse HS256 signed with the public key', async () => {
     const real = generateKeyPairSync('ed25519');
-    const { tokens, clock } = make({ accessToken: { algorithm: 'EdDSA', keys: [{ kid: 'k', privateKey: real.privateKey, publicKey: real.publicKey }] } });
+    const { tokens, clock } = make({
+      accessToken: {
+        algorithm: 'EdDSA',
+        keys: [{ kid: 'k', privateKey: real.privateKey, publicKey: real.publicKey }],
+      },
+    });
     const attacker = await generateKeyPair('EdDSA');
     const embedded = await new SignJWT({ tid: 't-1', sid: 's-1', token_type: 'access' })
       .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: 'k', jwk: await exportJWK(attacker.publicKey) })
@@ -185,7 +224,14 @@ describe('asymmetric access tokens', () => {
 
   it('refuse a key of the wrong type for the algorithm', () => {
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    expect(() => make({ accessToken: { algorithm: 'EdDSA', keys: [{ kid: 'k', privateKey: ec.privateKey, publicKey: ec.publicKey }] } })).toThrow(/Ed25519/);
+    expect(() =>
+      make({
+        accessToken: {
+          algorithm: 'EdDSA',
+          keys: [{ kid: 'k', privateKey: ec.privateKey, publicKey: ec.publicKey }],
+        },
+      }),
+    ).toThrow(/Ed25519/);
   });
 
   it('publish an empty JWKS for HS256', async () => {
@@ -207,7 +253,10 @@ describe('refresh tokens', () => {
   it('carry their own typ and claims, and verify with the refresh secret only', async () => {
     const { tokens, clock } = make();
     const token = await tokens.signRefreshToken(refreshFields(clock));
-    expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'refresh+jwt' });
+    expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toEqual({
+      alg: 'HS256',
+      typ: 'refresh+jwt',
+    });
     await expect(tokens.verifyRefreshToken(token)).resolves.toMatchObject({ ...ids, jti: 'jti-1' });
     const other = make({ refreshSecret: 'd'.repeat(32) }).tokens;
     await expectInvalid(other.verifyRefreshToken(token));

@@ -2,7 +2,13 @@ import { createHash, type KeyObject } from 'node:crypto';
 import { exportJWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { AccessClaims } from '../api-types.js';
 import { type Clock, type RandomBytes, systemClock, systemRandom } from '../clock.js';
-import { type AccessTokenKeyOptions, type ImportedAccessKeys, importAccessKeys, importSecret, invalidToken } from './keys.js';
+import {
+  type AccessTokenKeyOptions,
+  type ImportedAccessKeys,
+  importAccessKeys,
+  importSecret,
+  invalidToken,
+} from './keys.js';
 
 /** Header `typ` of access tokens (RFC 9068). */
 export const ACCESS_TOKEN_TYP = 'at+jwt';
@@ -49,7 +55,11 @@ export interface RefreshTokenFields {
 export interface TokenService {
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
-  signAccessToken(input: { userId: string; tenantId: string; sessionId: string }): Promise<{ token: string; claims: AccessClaims }>;
+  signAccessToken(input: {
+    userId: string;
+    tenantId: string;
+    sessionId: string;
+  }): Promise<{ token: string; claims: AccessClaims }>;
   verifyAccessToken(token: string): Promise<AccessClaims>;
   /** Deterministic: the same fields always give the same token (HS256). */
   signRefreshToken(fields: RefreshTokenFields): Promise<string>;
@@ -92,7 +102,10 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
   const accessTtl = options.accessTokenTtlSeconds ?? 900;
   const refreshTtl = options.refreshTokenTtlSeconds ?? 604_800;
   if (!options.issuer || !options.audience) throw new TypeError('issuer and audience are required');
-  for (const [name, v] of [['accessTokenTtlSeconds', accessTtl], ['refreshTokenTtlSeconds', refreshTtl]] as const) {
+  for (const [name, v] of [
+    ['accessTokenTtlSeconds', accessTtl],
+    ['refreshTokenTtlSeconds', refreshTtl],
+  ] as const) {
     if (!Number.isInteger(v) || v <= 0) throw new TypeError(`${name} must be a positive integer`);
   }
   const access: ImportedAccessKeys = importAccessKeys(options.accessToken);
@@ -107,7 +120,8 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
 
   const getAccessKey = (header: { kid?: string | undefined }): KeyObject => {
     if (access.algorithm === 'HS256') return access.signingKey;
-    const kid = header.kid ?? (access.verificationKeys.size === 1 ? [...access.verificationKeys.keys()][0] : undefined);
+    const kid =
+      header.kid ?? (access.verificationKeys.size === 1 ? [...access.verificationKeys.keys()][0] : undefined);
     const key = kid === undefined ? undefined : access.verificationKeys.get(kid);
     if (!key) throw invalidToken();
     return key;

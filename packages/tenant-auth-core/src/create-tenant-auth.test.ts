@@ -1,0 +1,424 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AuthResult } from './api-types.js';
+import { ManualClock } from './clock.js';
+import { createTenantAuth, type TenantAuthOptions } from './create-tenant-auth.js';
+import { isTenantAuthError, TenantAuthError, type TenantAuthErrorCode } from './errors.js';
+import { createPasswordHasher } from './passwords/hasher.js';
+import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit-store.js';
+import type { AuthEvent } from './sessions/events.js';
+import { isValidSlug } from './slug.js';
+import { MemorySessionStore, MemoryTenantAuthStore } from './stores/memory.js';
+import type { TenantAuthStore } from './stores/types.js';
+
+const PASSWORD = 'Tr1cky-Harbour-Lantern';
+const DAY = 86_400_000;
+
+function setup(overrides: Partial<TenantAuthOptions> = {}) {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const store = new MemoryTenantAuthStore();
+  const sessionStore = new MemorySessionStore();
+  const events: AuthEvent[] = [];
+  const auth = createTenantAuth({
+    store,
+    sessionStore,
+    accessToken: { secret: 'unit-access-secret-0123456789abcdef' },
+    refreshSecret: 'unit-refresh-secret-0123456789abcdef',
+    passwordHashing: { cost: 4 },
+    clock,
+    onEvent: (e) => events.push(e),
+    ...overrides,
+  });
+  return { auth, clock, store, sessionStore, events };
+}
+
+async function failure(promise: Promise<unknown>): Promise<TenantAuthError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (isTenantAuthError(err)) return err;
+    throw err;
+  }
+  throw new Error('expected a TenantAuthError');
+}
+
+async function code(promise: Promise<unknown>): Promise<TenantAuthErrorCode | 'ok'> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (err) {
+    if (isTenantAuthError(err)) return err.code;
+    throw err;
+  }
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('registration', () => {
+  it('creates a tenant and its owner and answers with the token response plus the tenant', async () => {
+    const { auth } = setup();
+    const r = await auth.register({
+      email: '  Ada@Example.COM ',
+      password: PASSWORD,
+      tenantName: 'Analytical Engines',
+    });
+    expect(r.user).toEqual({ id: expect.any(String), email: 'ada@example.com', tenantId: r.tenant.id });
+    expect(r.tenant).toMatchObject({ slug: 'analytical-engines', name: 'Analytical Engines' });
+    expect(r).toMatchObject({ tokenType: 'Bearer', expiresIn: 900, refreshExpiresIn: 604_800 });
+    const claims = await auth.verifyAccessToken(r.accessToken);
+    expect(claims).toMatchObject({ userId: r.user.id, tenantId: r.tenant.id, sessionId: r.session.id });
+  });
+
+  it('derives the slug from the email local part when no tenant name is given', async () => {
+    const { auth } = setup();
+    const r = await auth.register({ email: 'grace.hopper@example.com', password: PASSWORD });
+    expect(r.tenant.slug).toBe('grace-hopper');
+    expect(r.tenant.name).toBe('grace.hopper');
+  });
+
+  it('adds a random suffix when the slug is taken', async () => {
+    const { auth } = setup();
+    const a = await auth.register({ email: 'a@example.com', password: PASSWORD, tenantName: 'Acme' });
+    const b = await auth.register({ email: 'b@example.com', password: PASSWORD, tenantName: 'Acme' });
+    expect(a.tenant.slug).toBe('acme');
+    expect(b.tenant.slug).toMatch(/^acme-[a-z0-9]{6}$/);
+    expect(isValidSlug(b.tenant.slug)).toBe(true);
+  });
+
+  it('ignores fields outside the schema, such as a tenantId or a role', async () => {
+    const { auth, store } = setup();
+    const victim = await auth.register({ email: 'victim@example.com', password: PASSWORD });
+    const r = await auth.register({
+      email: 'mallory@example.com',
+      password: PASSWORD,
+      tenantId: victim.tenant.id,
+      role: 'admin',
+    });
+    expect(r.tenant.id).not.toBe(victim.tenant.id);
+    const user = await store.findUserByEmail('mallory@example.com');
+    expect(user?.tenantId).toBe(r.tenant.id);
+    expect(user).not.toHaveProperty('role');
+  });
+
+  it('reports every failure at once with field codes', async () => {
+    const { auth } = setup();
+    const err = await failure(auth.register({ email: 'not-an-email', password: 'short' }));
+    expect(err.code).toBe('validation_failed');
+    expect(err.status).toBe(400);
+    expect(err.errors?.map((e) => `${e.field}:${e.code}`)).toEqual(
+      expect.arrayContaining([
+        'email:invalid_email',
+        'password:too_short',
+        'password:missing_character_classes',
+      ]),
+    );
+    const missing = await failure(auth.register({}));
+    expect(missing.errors?.map((e) => `${e.field}:${e.code}`)).toEqual([
+      'email:required',
+      'password:required',
+    ]);
+    expect((await failure(auth.register('nope'))).code).toBe('validation_failed');
+  });
+
+  it('refuses a password containing personal information', async () => {
+    const { auth } = setup();
+    const err = await failure(
+      auth.register({ email: 'lovelace@example.com', password: 'Lovelace-Rocks-2026!' }),
+    );
+    expect(err.errors).toEqual([
+      expect.objectContaining({ field: 'password', code: 'contains_personal_info' }),
+    ]);
+    const byTenant = await failure(
+      auth.register({ email: 'x@example.com', password: 'Zephyrine!Quartz9', tenantName: 'Zephyrine' }),
+    );
+    expect(byTenant.errors?.[0]?.code).toBe('contains_personal_info');
+  });
+
+  it('answers email_taken case-insensitively', async () => {
+    const { auth } = setup();
+    await auth.register({ email: 'ada@example.com', password: PASSWORD });
+    const err = await failure(auth.register({ email: 'ADA@example.com', password: PASSWORD }));
+    expect(err.code).toBe('validation_failed');
+    expect(err.errors).toEqual([expect.objectContaining({ field: 'email', code: 'email_taken' })]);
+  });
+
+  it('lets exactly one of many concurrent registrations of one email succeed', async () => {
+    const { auth } = setup();
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => auth.register({ email: 'race@example.com', password: PASSWORD })),
+    );
+    const ok = results.filter((r) => r.status === 'fulfilled');
+    const taken = results.filter(
+      (r) =>
+        r.status === 'rejected' &&
+        isTenantAuthError(r.reason, 'validation_failed') &&
+        r.reason.errors?.[0]?.code === 'email_taken',
+    );
+    expect(ok).toHaveLength(1);
+    expect(taken).toHaveLength(19);
+  });
+
+  it('leaves no tenant behind when the owner cannot be created', async () => {
+    const inner = new MemoryTenantAuthStore();
+    const tenantIds: string[] = [];
+    const failing: TenantAuthStore = {
+      findUserByEmail: (e) => inner.findUserByEmail(e),
+      findUserById: (t, u) => inner.findUserById(t, u),
+      findTenantById: (t) => inner.findTenantById(t),
+      async createTenantWithOwner(input) {
+        tenantIds.push(input.tenant.id);
+        throw new TenantAuthError('unavailable', 'database down');
+      },
+    };
+    const { auth } = setup({ store: failing });
+    expect(await code(auth.register({ email: 'ada@example.com', password: PASSWORD }))).toBe('unavailable');
+    expect(tenantIds).toHaveLength(1);
+    expect(await inner.findTenantById(tenantIds[0]!)).toBeNull();
+  });
+});
+
+describe('login', () => {
+  it('creates a session with device info, IP and user agent', async () => {
+    const { auth } = setup();
+    await auth.register({ email: 'ada@example.com', password: PASSWORD });
+    const ua = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
+    const r = await auth.login(
+      { email: 'ADA@example.com', password: PASSWORD },
+      { ipAddress: '203.0.113.9', userAgent: ua },
+    );
+    const listed = await auth.listSessions(await auth.verifyAccessToken(r.accessToken));
+    const mine = listed.find((s) => s.current);
+    expect(mine).toMatchObject({
+      id: r.session.id,
+      deviceInfo: 'Firefox on Linux',
+      ipAddress: '203.0.113.9',
+      userAgent: ua,
+    });
+    const named = await auth.login({
+      email: 'ada@example.com',
+      password: PASSWORD,
+      deviceInfo: 'Work laptop',
+    });
+    const again = await auth.listSessions(await auth.verifyAccessToken(named.accessToken));
+    expect(again.find((s) => s.current)?.deviceInfo).toBe('Work laptop');
+  });
+
+  it('gives the same error for an unknown email and a wrong password, after the same bcrypt work', async () => {
+    const real = createPasswordHasher({ cost: 4 });
+    const verified: string[] = [];
+    const { auth, events } = setup({
+      passwordHasher: {
+        hash: (p) => real.hash(p),
+        verify: (p, h) => {
+          verified.push(h);
+          return real.verify(p, h);
+        },
+        stats: () => real.stats(),
+      },
+    });
+    await auth.register({ email: 'ada@example.com', password: PASSWORD });
+    const unknown = await failure(auth.login({ email: 'nobody@example.com', password: PASSWORD }));
+    const wrong = await failure(auth.login({ email: 'ada@example.com', password: `${PASSWORD}x` }));
+    expect(unknown.code).toBe('invalid_credentials');
+    expect(wrong.code).toBe('invalid_credentials');
+    expect(unknown.message).toBe(wrong.message);
+    expect(unknown.status).toBe(401);
+    expect(verified).toHaveLength(2);
+    expect(verified[0]).toMatch(/^\$2b\$04\$/);
+    expect(verified[1]).toMatch(/^\$2b\$04\$/);
+    expect(events.filter((e) => e.type === 'login_failed').map((e) => e.reason)).toEqual([
+      'unknown_email',
+      'wrong_password',
+    ]);
+  });
+
+  it('answers validation_failed for a malformed body', async () => {
+    const { auth } = setup();
+    expect(await code(auth.login({ email: 'ada@example.com' }))).toBe('validation_failed');
+    expect(await code(auth.login({ email: 1, password: 2 }))).toBe('validation_failed');
+    expect(await code(auth.login(null))).toBe('validation_failed');
+  });
+
+  it('throttles an account after too many failures, from any IP, until the window slides', async () => {
+    const { auth, clock } = setup();
+    const limited = setup({
+      loginThrottle: { store: new MemoryRateLimitStore(), maxFailures: 3, windowSeconds: 60 },
+    });
+    await limited.auth.register({ email: 'ada@example.com', password: PASSWORD });
+    for (let i = 0; i < 3; i++) {
+      expect(
+        await code(
+          limited.auth.login(
+            { email: 'ada@example.com', password: 'wrong' },
+            { ipAddress: `198.51.100.${i}` },
+          ),
+        ),
+      ).toBe('invalid_credentials');
+    }
+    const locked = await failure(
+      limited.auth.login({ email: 'ADA@example.com', password: PASSWORD }, { ipAddress: '192.0.2.1' }),
+    );
+    expect(locked.code).toBe('rate_limited');
+    expect(locked.retryAfterSeconds).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i++)
+      await code(limited.auth.login({ email: 'ghost@example.com', password: 'wrong' }));
+    expect(await code(limited.auth.login({ email: 'ghost@example.com', password: 'wrong' }))).toBe(
+      'rate_limited',
+    );
+    limited.clock.advance(61_000);
+    expect(await code(limited.auth.login({ email: 'ada@example.com', password: PASSWORD }))).toBe('ok');
+    // Without a throttle store, failures are never counted.
+    await auth.register({ email: 'ada@example.com', password: PASSWORD });
+    for (let i = 0; i < 5; i++) await code(auth.login({ email: 'ada@example.com', password: 'wrong' }));
+    expect(await code(auth.login({ email: 'ada@example.com', password: PASSWORD }))).toBe('ok');
+    clock.advance(1);
+  });
+});
+
+describe('sessions', () => {
+  async function registered(overrides: Partial<TenantAuthOptions> = {}) {
+    const ctx = setup(overrides);
+    const first = await ctx.auth.register({ email: 'ada@example.com', password: PASSWORD });
+    return { ...ctx, first };
+  }
+
+  it('slide their expiry on refresh but never past the absolute expiry', async () => {
+    const { auth, clock, first } = await registered({ sessionAbsoluteTtlSeconds: 10 * 86_400 });
+    expect(first.session.expiresAt.getTime() - clock.now().getTime()).toBe(7 * DAY);
+    clock.advance(5 * DAY);
+    const second = await auth.refresh(first.refreshToken);
+    expect(second.session.expiresAt.getTime() - Date.UTC(2026, 0, 1)).toBe(10 * DAY);
+    expect(second.refreshExpiresIn).toBe(5 * 86_400);
+    clock.advance(5 * DAY);
+    expect(await code(auth.refresh(second.refreshToken))).toBe('invalid_token');
+  });
+
+  it('expire after 7 days without a refresh', async () => {
+    const { auth, clock, first } = await registered();
+    clock.advance(7 * DAY + 1000);
+    expect(await code(auth.refresh(first.refreshToken))).toBe('invalid_token');
+  });
+
+  it('refuse an access token as a refresh token and garbage', async () => {
+    const { auth, first } = await registered();
+    expect(await code(auth.refresh(first.accessToken))).toBe('invalid_token');
+    expect(await code(auth.refresh('garbage'))).toBe('invalid_token');
+    expect(await code(auth.verifyAccessToken(first.refreshToken))).toBe('invalid_token');
+  });
+
+  it('never store the raw refresh token', async () => {
+    const { first, sessionStore } = await registered();
+    const stored = JSON.stringify(await sessionStore.findById(first.user.tenantId, first.session.id));
+    expect(stored).not.toContain(first.refreshToken);
+    expect(stored).not.toContain(first.refreshToken.split('.')[2]);
+  });
+
+  it('log out with an access or a refresh token', async () => {
+    const { auth, first, events } = await registered();
+    await auth.logout(first.refreshToken);
+    expect(await code(auth.refresh(first.refreshToken))).toBe('invalid_token');
+    const second = await auth.login({ email: 'ada@example.com', password: PASSWORD });
+    await auth.logout(second.accessToken);
+    expect(await code(auth.refresh(second.refreshToken))).toBe('invalid_token');
+    expect(await code(auth.logout('garbage'))).toBe('invalid_token');
+    expect(events.filter((e) => e.type === 'logout')).toHaveLength(2);
+  });
+
+  it('keep access tokens valid after logout unless per-request checking is on', async () => {
+    const plain = await registered();
+    await plain.auth.logout(plain.first.accessToken);
+    expect(await code(plain.auth.verifyAccessToken(plain.first.accessToken))).toBe('ok');
+    const checked = await registered({ checkSessionOnVerify: { cacheTtlMs: 5000, cacheSize: 100 } });
+    expect(await code(checked.auth.verifyAccessToken(checked.first.accessToken))).toBe('ok');
+    await checked.auth.logout(checked.first.accessToken);
+    expect(await code(checked.auth.verifyAccessToken(checked.first.accessToken))).toBe('invalid_token');
+  });
+
+  it('per-request checking caches for a bounded time', async () => {
+    const { auth, clock, first, sessionStore } = await registered({
+      checkSessionOnVerify: { cacheTtlMs: 5000, cacheSize: 100 },
+    });
+    await auth.verifyAccessToken(first.accessToken);
+    // Revoked behind this instance's back (another server): seen once the cache entry expires.
+    await sessionStore.revoke(first.user.tenantId, first.session.id, clock.now());
+    expect(await code(auth.verifyAccessToken(first.accessToken))).toBe('ok');
+    clock.advance(5001);
+    expect(await code(auth.verifyAccessToken(first.accessToken))).toBe('invalid_token');
+  });
+
+  it('list the active sessions, revoke one (only the caller’s), revoke all but the current', async () => {
+    const { auth, first } = await registered();
+    const logins: AuthResult[] = [];
+    for (let i = 0; i < 3; i++)
+      logins.push(await auth.login({ email: 'ada@example.com', password: PASSWORD }));
+    const claims = await auth.verifyAccessToken(first.accessToken);
+    expect(await auth.listSessions(claims)).toHaveLength(4);
+    await auth.revokeSession(claims, logins[0]!.session.id);
+    expect(await code(auth.revokeSession(claims, 'not-a-uuid'))).toBe('not_found');
+    expect(await code(auth.revokeSession(claims, '0190d4a0-0000-7000-8000-000000000000'))).toBe('not_found');
+    expect((await auth.listSessions(claims)).map((s) => s.id)).not.toContain(logins[0]!.session.id);
+    expect(await auth.revokeAllSessions(claims, { exceptCurrent: true })).toBe(2);
+    const left = await auth.listSessions(claims);
+    expect(left).toEqual([expect.objectContaining({ id: first.session.id, current: true })]);
+    expect(await auth.revokeAllSessions(claims)).toBe(1);
+    expect(await auth.listSessions(claims)).toEqual([]);
+  });
+
+  it('are cleaned up in batches: expired ones, and revoked ones past retention', async () => {
+    const { auth, clock, first, sessionStore } = await registered({
+      cleanupBatchSize: 2,
+      revokedSessionRetentionSeconds: 86_400,
+    });
+    const more: AuthResult[] = [];
+    for (let i = 0; i < 4; i++) more.push(await auth.login({ email: 'ada@example.com', password: PASSWORD }));
+    await auth.logout(more[0]!.accessToken);
+    clock.advance(2 * DAY);
+    const fresh = await auth.login({ email: 'ada@example.com', password: PASSWORD });
+    expect(await auth.cleanupSessions()).toBe(1);
+    clock.advance(6 * DAY);
+    expect(await auth.cleanupSessions()).toBe(4);
+    expect(await sessionStore.findById(first.user.tenantId, fresh.session.id)).not.toBeNull();
+    expect(await sessionStore.findById(first.user.tenantId, first.session.id)).toBeNull();
+  });
+
+  it('run cleanup on an unref’d timer that stops', async () => {
+    const { auth, clock, first, sessionStore } = await registered();
+    const find = (id: string) => sessionStore.findById(first.user.tenantId, id);
+    const realSetInterval = globalThis.setInterval;
+    let handle: NodeJS.Timeout | undefined;
+    vi.spyOn(globalThis, 'setInterval').mockImplementation(((fn: () => void, ms: number) => {
+      handle = realSetInterval(fn, ms);
+      return handle;
+    }) as typeof setInterval);
+    const probe = auth.startSessionCleanup({ intervalMs: 60_000 });
+    expect(handle?.hasRef()).toBe(false);
+    probe.stop();
+    vi.restoreAllMocks();
+
+    vi.useFakeTimers();
+    const timer = auth.startSessionCleanup({ intervalMs: 60_000 });
+    clock.advance(8 * DAY);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(await find(first.session.id)).toBeNull();
+    timer.stop();
+    const later = await auth.login({ email: 'ada@example.com', password: PASSWORD });
+    clock.advance(8 * DAY);
+    await vi.advanceTimersByTimeAsync(180_000);
+    expect(await find(later.session.id)).not.toBeNull();
+    expect(() => auth.startSessionCleanup({ intervalMs: 10 })).toThrow(/intervalMs/);
+  });
+});
+
+describe('tenants', () => {
+  it('are readable only by their own users; any other id is not_found', async () => {
+    const { auth } = setup();
+    const a = await auth.register({ email: 'a@example.com', password: PASSWORD, tenantName: 'Alpha' });
+    const b = await auth.register({ email: 'b@example.com', password: PASSWORD, tenantName: 'Bravo' });
+    const claimsA = await auth.verifyAccessToken(a.accessToken);
+    expect(await auth.getTenant(claimsA, a.tenant.id)).toEqual(a.tenant);
+    expect(await auth.getMyTenant(claimsA)).toEqual(a.tenant);
+    expect(await code(auth.getTenant(claimsA, b.tenant.id))).toBe('not_found');
+    expect(await code(auth.getTenant(claimsA, 'nope'))).toBe('not_found');
+  });
+});
