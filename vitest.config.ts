@@ -10,7 +10,10 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig({
   resolve: {
     alias: [
-      { find: /^tenant-auth-core\/testing$/, replacement: src('./packages/tenant-auth-core/src/testing/index.ts') },
+      {
+        find: /^tenant-auth-core\/testing$/,
+        replacement: src('./packages/tenant-auth-core/src/testing/index.ts'),
+      },
       { find: /^tenant-auth-core$/, replacement: src('./packages/tenant-auth-core/src/index.ts') },
       { find: /^tenant-auth-koa$/, replacement: src('./packages/tenant-auth-koa/src/index.ts') },
       { find: /^tenant-auth-mikro-orm$/, replacement: src('./packages/tenant-auth-mikro-orm/src/index.ts') },
@@ -20,16 +23,24 @@ export default defineConfig({
   test: {
     // The JSON report is what .ci/run counts; `pnpm test` writes it for everyone, so CI runs the README's command as is.
     reporters: ['default', ['json', { outputFile: '.vitest-report.json' }]],
+    // The conformance suites of tenant-auth-core/testing fall back to the global test functions.
+    globals: true,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'core', include: ['packages/tenant-auth-core/{src,test}/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'core', include: ['packages/tenant-auth-core/{src,test}/**/*.test.ts'] },
+      },
       { extends: true, test: { name: 'koa', include: ['packages/tenant-auth-koa/{src,test}/**/*.test.ts'] } },
       {
         extends: true,
         test: { name: 'mikro-orm', include: ['packages/tenant-auth-mikro-orm/{src,test}/**/*.test.ts'] },
       },
-      { extends: true, test: { name: 'redis', include: ['packages/tenant-auth-redis/{src,test}/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'redis', include: ['packages/tenant-auth-redis/{src,test}/**/*.test.ts'] },
+      },
       { extends: true, test: { name: 'server', include: ['examples/server/{src,test}/**/*.test.ts'] } },
     ],
   },

@@ -1,3 +1,4 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runStoreConformance } from '../testing/store-conformance.js';
 import { MemorySessionStore, MemoryTenantAuthStore } from './memory.js';
 
@@ -7,4 +8,5 @@ runStoreConformance({
     tenantAuthStore: new MemoryTenantAuthStore(),
     sessionStore: new MemorySessionStore(),
   }),
+  test: { describe, it, expect, beforeEach, afterEach },
 });

@@ -1,4 +1,3 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
 import { createTenantAuth } from '../create-tenant-auth.js';
 import { isTenantAuthError, type TenantAuthErrorCode } from '../errors.js';
@@ -6,6 +5,7 @@ import type { SessionRotation, SessionStore, TenantAuthStore } from '../stores/t
 import { hashRefreshToken } from '../tokens/token-service.js';
 import type { User } from '../types.js';
 import { at, hex64, sessionFor, T0, tenantAndOwner } from './fixtures.js';
+import { resolveTestApi, type TestApi } from './test-api.js';
 
 /** The stores under test, over empty storage. */
 export interface ConformanceStores {
@@ -20,6 +20,8 @@ export interface StoreConformanceOptions {
   createStores: () => Promise<ConformanceStores> | ConformanceStores;
   /** Called after every test. */
   destroyStores?: (stores: ConformanceStores) => Promise<void> | void;
+  /** vitest's (or Jest's) `describe`, `it`, `expect`, `beforeEach`, `afterEach`; default: the globals. */
+  test?: TestApi;
 }
 
 async function errorCode(promise: Promise<unknown>): Promise<TenantAuthErrorCode | 'resolved' | 'other'> {
@@ -50,10 +52,16 @@ const PASSWORD = 'Tr1cky-Harbour-Lantern';
  *
  * @example
  * // my-store.test.ts
+ * import { afterEach, beforeEach, describe, expect, it } from 'vitest';
  * import { runStoreConformance } from 'tenant-auth-core/testing';
- * runStoreConformance({ name: 'my store', createStores: async () => ({ tenantAuthStore, sessionStore }) });
+ * runStoreConformance({
+ *   name: 'my store',
+ *   createStores: async () => ({ tenantAuthStore, sessionStore }),
+ *   test: { describe, it, expect, beforeEach, afterEach },
+ * });
  */
 export function runStoreConformance(options: StoreConformanceOptions): void {
+  const { describe, it, expect, beforeEach, afterEach } = resolveTestApi(options.test);
   describe(`store conformance: ${options.name}`, () => {
     let stores: ConformanceStores;
     let users: TenantAuthStore;
