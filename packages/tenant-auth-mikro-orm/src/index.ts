@@ -1,1 +1,14 @@
-export {};
+export type { MikroOrmStores } from './create-mikro-orm-stores.js';
+export { createMikroOrmStores } from './create-mikro-orm-stores.js';
+export { TenantAuthSession } from './entities/session.js';
+export { TenantAuthTenant } from './entities/tenant.js';
+export { TenantAuthUser } from './entities/user.js';
+export type { EntityManagerSource } from './entity-manager-source.js';
+export { TenantAuthInitialMigration } from './migrations/migration-20261121132551-initial.js';
+export type { TenantAuthMigrationOptions } from './run-tenant-auth-migrations.js';
+export { runTenantAuthMigrations } from './run-tenant-auth-migrations.js';
+export { MikroOrmSessionStore } from './stores/mikro-orm-session-store.js';
+export { MikroOrmTenantAuthStore } from './stores/mikro-orm-tenant-auth-store.js';
+export { tenantAuthEntities } from './tenant-auth-entities.js';
+export { tenantAuthMigrations } from './tenant-auth-migrations.js';
+export { toStoreError, UNIQUE_CONSTRAINTS } from './to-store-error.js';

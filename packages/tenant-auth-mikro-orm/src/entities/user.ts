@@ -1,0 +1,33 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { TenantAuthTenant } from './tenant.js';
+
+/**
+ * The user table, `tenant_auth_user`. The email is stored normalised (lower case) and is unique across
+ * all tenants; a check constraint refuses any email that is not lower case, so the unique index on
+ * `email` is also unique on `lower(email)`.
+ *
+ * @example
+ * const user = await orm.em.fork().findOne(TenantAuthUser, { email: 'ada@example.com' });
+ */
+export const TenantAuthUser = defineEntity({
+  name: 'TenantAuthUser',
+  tableName: 'tenant_auth_user',
+  properties: {
+    id: p.uuid().primary().fieldName('id'),
+    tenantId: () =>
+      p
+        .manyToOne(TenantAuthTenant)
+        .mapToPk()
+        .fieldName('tenant_id')
+        .deleteRule('cascade')
+        // Checked at commit: registration inserts the owner before the tenant, so a taken email is reported first.
+        .deferMode('deferred'),
+    email: p
+      .text()
+      .fieldName('email')
+      .unique('tenant_auth_user_email_unique')
+      .check('((email = lower(email)) AND ((char_length(email) >= 3) AND (char_length(email) <= 254)))'),
+    passwordHash: p.text().fieldName('password_hash'),
+    createdAt: p.datetime().fieldName('created_at'),
+  },
+});

@@ -1,0 +1,23 @@
+import type { EntityManager, EntityName, MikroORM } from '@mikro-orm/core';
+
+/** The application's ORM, or one of its entity managers. The stores fork it for every operation. */
+export type EntityManagerSource = MikroORM | EntityManager;
+
+/** @internal The entity manager to fork from. */
+export function rootEntityManager(source: EntityManagerSource): EntityManager {
+  return 'em' in source ? source.em : source;
+}
+
+/**
+ * @internal The table name of an entity as the ORM would write it in a query: schema-qualified unless it
+ * lives in the platform's default schema (the same rule as MikroORM's query builder), and quoted.
+ */
+export function qualifiedTableName<T extends object>(em: EntityManager, entity: EntityName<T>): string {
+  const meta = em.getMetadata(entity);
+  const platform = em.getPlatform();
+  const metaSchema = meta.schema && meta.schema !== '*' ? meta.schema : undefined;
+  const schema = metaSchema ?? em.schema ?? em.config.getSchema(true);
+  const name =
+    schema && schema !== platform.getDefaultSchemaName() ? `${schema}.${meta.tableName}` : meta.tableName;
+  return platform.quoteIdentifier(name);
+}

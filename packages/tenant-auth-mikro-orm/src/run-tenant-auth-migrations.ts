@@ -1,0 +1,71 @@
+import type { EntityManager, MigrationInfo, MigrationsOptions } from '@mikro-orm/core';
+import { Migrator } from '@mikro-orm/migrations';
+import { type EntityManagerSource, rootEntityManager } from './entity-manager-source.js';
+import { tenantAuthMigrations } from './tenant-auth-migrations.js';
+
+/** Options of {@link runTenantAuthMigrations}. */
+export interface TenantAuthMigrationOptions {
+  /** Table that records the applied tenant-auth migrations. Default `tenant_auth_migrations`. */
+  tableName?: string;
+}
+
+/** Arbitrary constant key of the PostgreSQL advisory lock that serialises concurrent migration runs. */
+const MIGRATION_LOCK_KEY = 7_361_827_364;
+
+/**
+ * MikroORM's SQL migrator, pointed at the tenant-auth migrations and their own tracking table instead of
+ * the application's migration settings. The application's configuration object is not modified.
+ */
+class TenantAuthMigrator extends Migrator {
+  constructor(em: EntityManager, tableName: string) {
+    super(em as ConstructorParameters<typeof Migrator>[0]);
+    const options: MigrationsOptions = {
+      ...this.options,
+      tableName,
+      migrationsList: [...tenantAuthMigrations],
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      snapshotOnMigrate: false,
+    };
+    (this as unknown as { options: MigrationsOptions }).options = options;
+    this.initServices();
+  }
+
+  /**
+   * Applies the pending migrations in one transaction that first takes an advisory lock, so several
+   * application instances starting at once apply each migration exactly once.
+   */
+  async upLocked(): Promise<MigrationInfo[]> {
+    // Outside the transaction: it may query on a connection of its own (PGlite has only one).
+    await this.init();
+    const connection = this.driver.getConnection();
+    return connection.transactional(async (trx) => {
+      await connection.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY], 'run', trx);
+      return this.up({ transaction: trx });
+    });
+  }
+}
+
+/**
+ * Applies the pending tenant-auth migrations to the application's database (PostgreSQL or PGlite) and
+ * returns the names it applied. Safe to call at every start: applied migrations are recorded in their
+ * own table (`tenant_auth_migrations`, apart from the application's `mikro_orm_migrations`), all pending
+ * ones run in one transaction, and concurrent callers wait for each other.
+ *
+ * @example
+ * const orm = await MikroORM.init({ entities: [...tenantAuthEntities, ...myEntities], clientUrl });
+ * await runTenantAuthMigrations(orm);
+ * const { tenantAuthStore, sessionStore } = createMikroOrmStores(orm);
+ */
+export async function runTenantAuthMigrations(
+  source: EntityManagerSource,
+  options: TenantAuthMigrationOptions = {},
+): Promise<string[]> {
+  const migrator = new TenantAuthMigrator(
+    rootEntityManager(source).fork(),
+    options.tableName ?? 'tenant_auth_migrations',
+  );
+  const applied = await migrator.upLocked();
+  return applied.map((m) => m.name);
+}

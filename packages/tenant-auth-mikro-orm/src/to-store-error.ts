@@ -1,0 +1,101 @@
+import { ConnectionException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { isTenantAuthError, TenantAuthError } from 'tenant-auth-core';
+
+/** Names of the unique constraints whose violation has a meaning for callers. */
+export const UNIQUE_CONSTRAINTS = {
+  email: 'tenant_auth_user_email_unique',
+  slug: 'tenant_auth_tenant_slug_unique',
+} as const;
+
+/** Network errors of the `pg` driver and the OS. */
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EPIPE',
+]);
+
+/**
+ * SQLSTATEs meaning "the database cannot serve this now": connection exceptions (class 08), insufficient
+ * resources (class 53, e.g. too many connections), operator intervention (57P01-57P05: shutdown,
+ * crash, cannot connect now) and a statement or lock timeout (57014 query_canceled, 55P03 lock_not_available).
+ */
+function isUnavailableSqlState(state: string): boolean {
+  return (
+    state.startsWith('08') ||
+    state.startsWith('53') ||
+    /^57P0[1-5]$/.test(state) ||
+    state === '57014' ||
+    state === '55P03'
+  );
+}
+
+/** Messages of pool or client errors that carry no code (pg-pool, kysely, PGlite). */
+const UNAVAILABLE_MESSAGE =
+  /timeout exceeded when trying to connect|connection terminated|connection timeout|client has encountered a connection error|pglite is closed|driver has already been destroyed|cannot use a pool after calling end/i;
+
+function codeOf(err: object): string | undefined {
+  const e = err as { code?: unknown; sqlState?: unknown };
+  if (typeof e.sqlState === 'string') return e.sqlState;
+  return typeof e.code === 'string' ? e.code : undefined;
+}
+
+function constraintOf(err: object): string | undefined {
+  const constraint = (err as { constraint?: unknown }).constraint;
+  return typeof constraint === 'string' ? constraint : undefined;
+}
+
+function isUnavailable(err: object): boolean {
+  if (err instanceof ConnectionException) return true;
+  const code = codeOf(err);
+  if (code !== undefined && (CONNECTION_ERROR_CODES.has(code) || isUnavailableSqlState(code))) return true;
+  const message = (err as { message?: unknown }).message;
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
+  // AggregateError from a dual-stack connect attempt, or an error wrapped by a pool.
+  const nested = (err as { errors?: unknown; cause?: unknown }).errors ?? [
+    (err as { cause?: unknown }).cause,
+  ];
+  return (
+    Array.isArray(nested) &&
+    nested.some((inner) => typeof inner === 'object' && inner !== null && isUnavailable(inner))
+  );
+}
+
+/**
+ * Maps anything a store operation threw to a `TenantAuthError` with a stable code: unique violations of
+ * the email and slug constraints become `email_taken` and `slug_taken`, connection failures become
+ * `unavailable`, everything else `internal_error`. The messages are fixed texts; the driver's error
+ * (with its SQL and values) stays in `cause` for the server log only.
+ *
+ * @example
+ * try {
+ *   await em.insert(TenantAuthUser, user);
+ * } catch (err) {
+ *   throw toStoreError(err);
+ * }
+ */
+export function toStoreError(err: unknown): TenantAuthError {
+  if (isTenantAuthError(err)) return err;
+  if (typeof err === 'object' && err !== null) {
+    if (err instanceof UniqueConstraintViolationException || codeOf(err) === '23505') {
+      const constraint = constraintOf(err);
+      if (constraint === UNIQUE_CONSTRAINTS.email) {
+        return new TenantAuthError('email_taken', 'This email address is already registered.', {
+          cause: err,
+        });
+      }
+      if (constraint === UNIQUE_CONSTRAINTS.slug) {
+        return new TenantAuthError('slug_taken', 'This tenant slug is already taken.', { cause: err });
+      }
+    }
+    if (isUnavailable(err)) {
+      return new TenantAuthError('unavailable', 'The database is not available.', { cause: err });
+    }
+  }
+  return new TenantAuthError('internal_error', 'The database operation failed.', { cause: err });
+}
