@@ -15,5 +15,3 @@ export type {
   StoreErrorPolicy,
 } from './rate-limiter.js';
 export { createRateLimiter } from './rate-limiter.js';
-export type { SlidingLog } from './sliding-log.js';
-export { checkHitOptions, ENTRY_CAP, SLOTS_PER_WINDOW, slidingLogHit, slotMs } from './sliding-log.js';

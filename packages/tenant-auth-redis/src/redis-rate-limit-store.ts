@@ -1,0 +1,111 @@
+import { type RateLimitHit, type RateLimitStore, TenantAuthError } from 'tenant-auth-core';
+import { ENTRY_CAP, SLIDING_LOG_LUA, SLIDING_LOG_SHA, slotMs } from './sliding-log-script.js';
+
+/**
+ * What the store needs of an ioredis client (`Redis` or `Cluster`, ioredis 5 or 6): its status and
+ * `EVALSHA`/`EVAL`.
+ */
+export interface RedisScriptClient {
+  readonly status: string;
+  evalsha(sha1: string, numkeys: number, ...args: (string | number)[]): Promise<unknown>;
+  eval(script: string, numkeys: number, ...args: (string | number)[]): Promise<unknown>;
+}
+
+export interface RedisRateLimitStoreOptions {
+  /** An ioredis client. The caller owns it: the store never connects, quits or changes it. */
+  redis: RedisScriptClient;
+  /** Prepended to every key (after ioredis's own `keyPrefix`, if the client has one). Default `'tenant-auth:rl:'`. */
+  keyPrefix?: string;
+  /**
+   * How long a hit may wait for Redis before it rejects with `unavailable`, in ms (default 500). Bounds the
+   * wait even when the connection hangs without closing; a healthy Redis answers in about a millisecond.
+   */
+  commandTimeoutMs?: number;
+}
+
+// A client in these states is known to be disconnected: ioredis would park the command in its offline
+// queue until it reconnects, so the hit fails at once instead. `wait` (lazyConnect) and `connecting` are
+// let through: the first command connects, and the timeout bounds the wait.
+const DOWN = new Set(['reconnecting', 'close', 'end', 'disconnecting']);
+
+/**
+ * A `RateLimitStore` on Redis, for several instances sharing one budget: one round trip per hit
+ * (`EVALSHA` of a Lua script, `EVAL` once after a script flush or a Redis restart), atomic, with a TTL on
+ * every key and at most ~63 entries per key. When Redis is down or slow, `hit` rejects with
+ * `TenantAuthError('unavailable')` within `commandTimeoutMs`, and works again as soon as ioredis has
+ * reconnected by itself.
+ *
+ * @example
+ * import { Redis } from 'ioredis';
+ * import { createRateLimiter } from 'tenant-auth-core';
+ * import { RedisRateLimitStore } from 'tenant-auth-redis';
+ *
+ * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
+ * const store = new RedisRateLimitStore({ redis });
+ * const limiter = createRateLimiter({ store, limit: 10, windowMs: 60_000, onStoreError: 'fail-closed' });
+ */
+export class RedisRateLimitStore implements RateLimitStore {
+  readonly keyPrefix: string;
+  readonly commandTimeoutMs: number;
+  readonly #redis: RedisScriptClient;
+
+  constructor(options: RedisRateLimitStoreOptions) {
+    const { redis, keyPrefix = 'tenant-auth:rl:', commandTimeoutMs = 500 } = options;
+    if (!Number.isSafeInteger(commandTimeoutMs) || commandTimeoutMs < 1) {
+      throw new RangeError('commandTimeoutMs must be a positive integer');
+    }
+    this.#redis = redis;
+    this.keyPrefix = keyPrefix;
+    this.commandTimeoutMs = commandTimeoutMs;
+  }
+
+  async hit(key: string, options: { windowMs: number; now: number; cost?: number }): Promise<RateLimitHit> {
+    const { windowMs, now, cost } = checkHitOptions(options);
+    if (DOWN.has(this.#redis.status)) {
+      throw new TenantAuthError('unavailable', 'The rate-limit store is unavailable.', {
+        cause: new Error(`Redis connection is ${this.#redis.status}`),
+      });
+    }
+    const args = [this.keyPrefix + key, now, windowMs, cost, slotMs(windowMs), ENTRY_CAP] as const;
+    let reply: unknown;
+    try {
+      reply = await this.#withTimeout(
+        this.#redis.evalsha(SLIDING_LOG_SHA, 1, ...args).catch((err: unknown) => {
+          if (!(err instanceof Error) || !err.message.includes('NOSCRIPT')) throw err;
+          return this.#redis.eval(SLIDING_LOG_LUA, 1, ...args);
+        }),
+      );
+    } catch (err) {
+      throw new TenantAuthError('unavailable', 'The rate-limit store is unavailable.', { cause: err });
+    }
+    if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') {
+      throw new TenantAuthError('unavailable', 'The rate-limit store answered unexpectedly.');
+    }
+    return { count: reply[0], resetMs: reply[1] };
+  }
+
+  #withTimeout<T>(promise: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`Redis did not answer within ${this.commandTimeoutMs} ms`)),
+        this.commandTimeoutMs,
+      );
+    });
+    // A late answer or error after the timeout is dropped, not reported as an unhandled rejection.
+    promise.catch(() => {});
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  }
+}
+
+/** Same checks as the memory store: a `RangeError` is a programming error, not a store failure. */
+function checkHitOptions(options: { windowMs: number; now: number; cost?: number }) {
+  const { windowMs, now, cost = 1 } = options;
+  if (!Number.isSafeInteger(windowMs) || windowMs <= 0) {
+    throw new RangeError(`windowMs must be a positive integer, got ${windowMs}`);
+  }
+  if (!Number.isFinite(now) || now < 0) throw new RangeError(`now must be a time in ms, got ${now}`);
+  if (!Number.isSafeInteger(cost) || cost < 0)
+    throw new RangeError(`cost must be an integer >= 0, got ${cost}`);
+  return { windowMs, now: Math.floor(now), cost };
+}

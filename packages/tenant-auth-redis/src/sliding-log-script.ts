@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+
+// The same resolution and bound as tenant-auth-core's `slidingLogHit` (kept here with the script they
+// parameterise, so this package does not depend on core internals; the shared conformance suite checks
+// that both stores answer alike).
+
+/** Slots per window: the resolution of the log. */
+export const SLOTS_PER_WINDOW = 60;
+
+/** Entries a key can hold (62 slots a window can span, plus one of headroom). */
+export const ENTRY_CAP = SLOTS_PER_WINDOW + 3;
+
+/** Width of one slot of the log, in ms. */
+export function slotMs(windowMs: number): number {
+  return Math.max(1, Math.ceil(windowMs / SLOTS_PER_WINDOW));
+}
+
+/**
+ * The sliding log of tenant-auth-core (`slidingLogHit`, see its comment for why a coalesced log) in Lua, so
+ * one `EVALSHA` reads, trims, records and sets the TTL atomically.
+ *
+ * The key is a list of `"<timestamp>:<count>"` entries, oldest first, one per slot of `windowMs / 60`
+ * (at most `ENTRY_CAP`). A hit whose slot is not newer than the newest entry's merges into it; the merged
+ * entry expires with its latest hit. `PEXPIRE` is set to when the newest entry leaves the window, so Redis
+ * drops an idle key by itself. With cost 0 the script writes nothing.
+ *
+ * KEYS[1] the key; ARGV: now (ms), windowMs, cost, slotMs, entryCap. Returns `{ count, resetMs }`.
+ */
+export const SLIDING_LOG_LUA = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+local slot = tonumber(ARGV[4])
+local cap = tonumber(ARGV[5])
+local cutoff = now - window
+
+local raw = redis.call('LRANGE', key, 0, -1)
+local ts, counts, drop = {}, {}, 0
+for i = 1, #raw do
+  local sep = string.find(raw[i], ':', 1, true)
+  local t = tonumber(string.sub(raw[i], 1, sep - 1))
+  if #ts == 0 and t <= cutoff then
+    drop = drop + 1
+  else
+    ts[#ts + 1] = t
+    counts[#counts + 1] = tonumber(string.sub(raw[i], sep + 1))
+  end
+end
+
+if cost > 0 then
+  if drop > 0 then redis.call('LTRIM', key, drop, -1) end
+  local n = #ts
+  if n > 0 and math.floor(now / slot) <= math.floor(ts[n] / slot) then
+    if now > ts[n] then ts[n] = now end
+    counts[n] = counts[n] + cost
+    redis.call('LSET', key, -1, string.format('%d:%d', ts[n], counts[n]))
+  else
+    n = n + 1
+    ts[n] = now
+    counts[n] = cost
+    redis.call('RPUSH', key, string.format('%d:%d', now, cost))
+  end
+  while n > cap do
+    counts[2] = counts[2] + counts[1]
+    table.remove(ts, 1)
+    table.remove(counts, 1)
+    n = n - 1
+    redis.call('LPOP', key)
+    redis.call('LSET', key, 0, string.format('%d:%d', ts[1], counts[1]))
+  end
+  redis.call('PEXPIRE', key, ts[n] + window - now)
+end
+
+local count = 0
+for i = 1, #counts do count = count + counts[i] end
+local reset = 0
+if count > 0 then reset = ts[1] + window - now end
+return { count, reset }
+`;
+
+/** SHA-1 of the script, for `EVALSHA`. */
+export const SLIDING_LOG_SHA = createHash('sha1').update(SLIDING_LOG_LUA).digest('hex');

@@ -1,0 +1,241 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { Redis, type RedisOptions } from 'ioredis';
+import { createRateLimiter, isTenantAuthError, ManualClock } from 'tenant-auth-core';
+import { runRateLimitStoreConformance } from 'tenant-auth-core/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RedisRateLimitStore } from '../src/index.js';
+import { TcpProxy } from './tcp-proxy.js';
+
+const url = process.env.TEST_REDIS_URL;
+const MINUTE = 60_000;
+
+describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL', () => {
+  // One prefix per run, so parallel runs against one Redis never share a key.
+  const runPrefix = `tenant-auth-test:${randomUUID()}:`;
+  const clients: Redis[] = [];
+  let redis: Redis;
+
+  const newClient = (options: RedisOptions = {}, target: string = url ?? '') => {
+    const client = new Redis(target, { maxRetriesPerRequest: 1, ...options });
+    client.on('error', () => {}); // connection errors are what these tests provoke
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    redis = newClient();
+    await redis.ping();
+  });
+
+  afterAll(async () => {
+    const keys = await redis.keys(`${runPrefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await Promise.all(
+      clients.map((c) => (c.status === 'end' ? undefined : c.quit().catch(() => c.disconnect()))),
+    );
+  });
+
+  runRateLimitStoreConformance({
+    name: 'redis',
+    createStore: () => new RedisRateLimitStore({ redis, keyPrefix: `${runPrefix}conformance:` }),
+  });
+
+  describe('on Redis', () => {
+    let clock: ManualClock;
+    let prefix: string;
+    let store: RedisRateLimitStore;
+    const now = () => clock.now().getTime();
+
+    beforeAll(() => {
+      clock = new ManualClock();
+    });
+    afterEach(() => {
+      clock.advance(10 * MINUTE);
+    });
+    const fresh = () => {
+      prefix = `${runPrefix}${randomUUID()}:`;
+      store = new RedisRateLimitStore({ redis, keyPrefix: prefix });
+    };
+
+    it('is atomic: 200 concurrent hits on one key count exactly 200', async () => {
+      fresh();
+      const results = await Promise.all(
+        Array.from({ length: 200 }, () => store.hit('k', { windowMs: MINUTE, now: now() })),
+      );
+      expect(new Set(results.map((r) => r.count)).size).toBe(200);
+      expect(Math.max(...results.map((r) => r.count))).toBe(200);
+      expect((await store.hit('k', { windowMs: MINUTE, now: now(), cost: 0 })).count).toBe(200);
+    });
+
+    it('sets a TTL on every key it writes, reaching to when its newest hit leaves the window', async () => {
+      fresh();
+      await store.hit('k', { windowMs: MINUTE, now: now() });
+      const first = await redis.pttl(`${prefix}k`);
+      expect(first).toBeGreaterThan(MINUTE - 5_000);
+      expect(first).toBeLessThanOrEqual(MINUTE);
+      await store.hit('short', { windowMs: 2_000, now: now() });
+      expect(await redis.pttl(`${prefix}short`)).toBeGreaterThan(0);
+      expect(await redis.pttl(`${prefix}short`)).toBeLessThanOrEqual(2_000);
+    });
+
+    it('writes nothing for a read', async () => {
+      fresh();
+      expect(await store.hit('k', { windowMs: MINUTE, now: now(), cost: 0 })).toEqual({
+        count: 0,
+        resetMs: 0,
+      });
+      expect(await redis.exists(`${prefix}k`)).toBe(0);
+    });
+
+    it('holds a bounded number of entries per key whatever the rate', async () => {
+      fresh();
+      for (let i = 0; i < 600; i++) {
+        clock.advance(373); // a hit every 373 ms for ~3.7 min: many slots, many windows
+        await store.hit('k', { windowMs: 10_000, now: now() });
+      }
+      const entries = await redis.llen(`${prefix}k`);
+      expect(entries).toBeGreaterThan(20);
+      expect(entries).toBeLessThanOrEqual(62);
+    });
+
+    it('keeps key prefixes apart', async () => {
+      fresh();
+      const other = new RedisRateLimitStore({ redis, keyPrefix: `${prefix}other:` });
+      await store.hit('k', { windowMs: MINUTE, now: now(), cost: 3 });
+      expect((await other.hit('k', { windowMs: MINUTE, now: now() })).count).toBe(1);
+      expect((await store.hit('k', { windowMs: MINUTE, now: now(), cost: 0 })).count).toBe(3);
+      expect((await redis.keys(`${prefix}*`)).sort()).toEqual([`${prefix}k`, `${prefix}other:k`]);
+    });
+
+    it('defaults its prefix to tenant-auth:rl:', async () => {
+      const key = `${runPrefix}${randomUUID()}`;
+      await new RedisRateLimitStore({ redis }).hit(key, { windowMs: 1_000, now: now() });
+      expect(await redis.pttl(`tenant-auth:rl:${key}`)).toBeGreaterThan(0);
+      await redis.del(`tenant-auth:rl:${key}`);
+    });
+
+    it('loads its script again after Redis forgot it (SCRIPT FLUSH, a restart)', async () => {
+      fresh();
+      await store.hit('k', { windowMs: MINUTE, now: now() });
+      await redis.script('FLUSH');
+      expect((await store.hit('k', { windowMs: MINUTE, now: now() })).count).toBe(2);
+    });
+
+    it('two limiter instances on two clients enforce one global budget', async () => {
+      fresh();
+      const limiters = [newClient(), newClient()].map((client) =>
+        createRateLimiter({
+          store: new RedisRateLimitStore({ redis: client, keyPrefix: prefix }),
+          limit: 10,
+          windowMs: MINUTE,
+          clock,
+          keyPrefix: 'auth:',
+        }),
+      );
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => limiters[i % 2]?.consume('ip:203.0.113.7')),
+      );
+      expect(results.filter((r) => r?.allowed)).toHaveLength(10);
+      for (const limiter of limiters) expect((await limiter?.consume('ip:203.0.113.7'))?.allowed).toBe(false);
+      clock.advance(MINUTE);
+      expect((await limiters[1]?.consume('ip:203.0.113.7'))?.allowed).toBe(true);
+    });
+  });
+
+  describe('when Redis goes away', () => {
+    const target = new URL(url ?? 'redis://127.0.0.1:6379');
+    let proxy: TcpProxy;
+    let client: Redis;
+    let store: RedisRateLimitStore;
+    const clock = new ManualClock();
+    const hit = (cost = 1) => store.hit('k', { windowMs: MINUTE, now: clock.now().getTime(), cost });
+    const viaProxy = () => {
+      const u = new URL(target);
+      u.hostname = '127.0.0.1';
+      u.port = String(proxy.port);
+      return u.toString();
+    };
+
+    beforeAll(async () => {
+      proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
+      await proxy.start();
+    });
+    afterAll(() => proxy.stop());
+
+    it('rejects with unavailable at once while disconnected, and recovers by itself', async () => {
+      // The client setting that waits longest: offline queue on, commands never given up, reconnecting
+      // forever (quickly, for the test).
+      client = newClient({ retryStrategy: () => 20, maxRetriesPerRequest: null }, viaProxy());
+      store = new RedisRateLimitStore({ redis: client, keyPrefix: `${runPrefix}${randomUUID()}:` });
+      expect((await hit()).count).toBe(1);
+
+      const reconnecting = once(client, 'reconnecting');
+      await proxy.stop();
+      await reconnecting;
+      for (let i = 0; i < 3; i++) {
+        const err = await hit().catch((e: unknown) => e);
+        expect(isTenantAuthError(err, 'unavailable')).toBe(true);
+        expect((err as Error).message).not.toMatch(/redis|ECONN|127\.0\.0\.1/i);
+      }
+
+      const ready = once(client, 'ready');
+      await proxy.start();
+      await ready;
+      // The refused hits were not parked in ioredis's offline queue and replayed: only 2 were counted.
+      expect((await hit()).count).toBe(2);
+    });
+
+    it('rejects with unavailable within commandTimeoutMs when Redis hangs, and recovers', async () => {
+      client = newClient({}, viaProxy());
+      store = new RedisRateLimitStore({
+        redis: client,
+        keyPrefix: `${runPrefix}${randomUUID()}:`,
+        commandTimeoutMs: 50,
+      });
+      expect((await hit()).count).toBe(1);
+      proxy.pause();
+      const err = await hit(0).catch((e: unknown) => e);
+      expect(isTenantAuthError(err, 'unavailable')).toBe(true);
+      proxy.resume();
+      expect((await hit()).count).toBe(2);
+    });
+
+    it('fails closed or open through the limiter, as configured', async () => {
+      client = newClient({ retryStrategy: () => 20 }, viaProxy());
+      await once(client, 'ready');
+      store = new RedisRateLimitStore({ redis: client, keyPrefix: `${runPrefix}${randomUUID()}:` });
+      const logger = { warn: () => {} };
+      const auth = createRateLimiter({
+        store,
+        limit: 10,
+        windowMs: MINUTE,
+        onStoreError: 'fail-closed',
+        logger,
+      });
+      const general = createRateLimiter({
+        store,
+        limit: 300,
+        windowMs: MINUTE,
+        onStoreError: 'fail-open',
+        logger,
+      });
+      const reconnecting = once(client, 'reconnecting');
+      await proxy.stop();
+      await reconnecting;
+      await expect(auth.consume('ip:1.2.3.4')).rejects.toMatchObject({ code: 'unavailable', status: 503 });
+      expect((await general.consume('ip:1.2.3.4')).allowed).toBe(true);
+      const ready = once(client, 'ready');
+      await proxy.start();
+      await ready;
+      expect(await auth.consume('ip:1.2.3.4')).toMatchObject({ allowed: true, remaining: 9 });
+    });
+
+    it('rejects with unavailable once the client has been quit', async () => {
+      client = newClient({}, viaProxy());
+      store = new RedisRateLimitStore({ redis: client });
+      await client.quit();
+      await expect(hit()).rejects.toMatchObject({ code: 'unavailable' });
+    });
+  });
+});
