@@ -4,6 +4,8 @@ import { ENTRY_CAP, SLIDING_LOG_LUA, SLIDING_LOG_SHA, slotMs } from './sliding-l
 /**
  * What the store needs of an ioredis client (`Redis` or `Cluster`, ioredis 5 or 6): its status and
  * `EVALSHA`/`EVAL`.
+ *
+ * @example const client: RedisScriptClient = new Redis(process.env.REDIS_URL!);
  */
 export interface RedisScriptClient {
   readonly status: string;
@@ -11,6 +13,11 @@ export interface RedisScriptClient {
   eval(script: string, numkeys: number, ...args: (string | number)[]): Promise<unknown>;
 }
 
+/**
+ * Options of `RedisRateLimitStore`.
+ *
+ * @example new RedisRateLimitStore({ redis, keyPrefix: 'my-app:rl:', commandTimeoutMs: 250 });
+ */
 export interface RedisRateLimitStoreOptions {
   /** An ioredis client. The caller owns it: the store never connects, quits or changes it. */
   redis: RedisScriptClient;

@@ -1,6 +1,15 @@
-/** The key every address that cannot be parsed shares: garbage is limited together, never per string. */
+/**
+ * The key every address that cannot be parsed shares: garbage is limited together, never per string.
+ *
+ * @example if (clientIpKey(ctx.ip) === UNKNOWN_IP_KEY) log.warn('client address unknown: check TRUST_PROXY');
+ */
 export const UNKNOWN_IP_KEY = 'ip:unknown';
 
+/**
+ * Options of `clientIpKey`.
+ *
+ * @example clientIpKey(ip, { ipv6PrefixLength: 56 } satisfies ClientIpKeyOptions);
+ */
 export interface ClientIpKeyOptions {
   /**
    * IPv6 addresses are counted per prefix of this many bits (default 64: one /64 is what a single host,

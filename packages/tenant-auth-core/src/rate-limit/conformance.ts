@@ -3,6 +3,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
 import type { RateLimitStore } from '../stores/types.js';
 
+/**
+ * Options of `runRateLimitStoreConformance`.
+ *
+ * @example runRateLimitStoreConformance({ name: 'redis', createStore: () => new RedisRateLimitStore({ redis }) });
+ */
 export interface RateLimitStoreConformanceOptions {
   /** Shown in the test names, e.g. `'redis'`. */
   name: string;

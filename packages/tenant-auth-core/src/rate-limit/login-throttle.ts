@@ -4,6 +4,11 @@ import { TenantAuthError } from '../errors.js';
 import type { RateLimitStore } from '../stores/types.js';
 import { createRateLimiter, type RateLimitLogger, type StoreErrorPolicy } from './rate-limiter.js';
 
+/**
+ * Options of `createLoginThrottle`.
+ *
+ * @example createLoginThrottle({ store, maxFailures: 5, windowMs: 5 * 60_000, secret: process.env.THROTTLE_SECRET });
+ */
 export interface LoginThrottleOptions {
   store: RateLimitStore;
   /** Failed logins per email within the window before that email is refused. Default 10. */
@@ -23,7 +28,13 @@ export interface LoginThrottleOptions {
   secret?: string | Uint8Array;
 }
 
-/** Per-account throttling of failed logins, on top of the per-IP budgets. */
+/**
+ * Per-account throttling of failed logins, on top of the per-IP budgets (made by `createLoginThrottle`).
+ *
+ * @example
+ * await throttle.assertAllowed(email); // throws rate_limited when locked
+ * await throttle.recordFailure(email); // after an invalid_credentials
+ */
 export interface LoginThrottle {
   /**
    * Throws `TenantAuthError('rate_limited')` (with `retryAfterSeconds`) when the email has `maxFailures`

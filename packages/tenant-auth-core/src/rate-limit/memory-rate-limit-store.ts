@@ -3,6 +3,11 @@ import { TenantAuthError } from '../errors.js';
 import type { RateLimitHit, RateLimitStore } from '../stores/types.js';
 import { checkHitOptions, type SlidingLog, slidingLogHit } from './sliding-log.js';
 
+/**
+ * Options of `MemoryRateLimitStore`.
+ *
+ * @example new MemoryRateLimitStore({ maxKeys: 50_000, sweepIntervalMs: 30_000 } satisfies MemoryRateLimitStoreOptions);
+ */
 export interface MemoryRateLimitStoreOptions {
   /**
    * Most keys held at once (default 100 000; a key holds at most ~63 small entries). At the cap, expired

@@ -2,15 +2,29 @@ import { type Clock, systemClock } from '../clock.js';
 import { TenantAuthError } from '../errors.js';
 import type { RateLimitStore } from '../stores/types.js';
 
-/** What to do when the store throws: refuse with `unavailable` (503), or let the request through and warn. */
+/**
+ * What to do when the store throws: refuse with `unavailable` (503), or let the request through and warn.
+ *
+ * @example const policy: StoreErrorPolicy = route.guardsCredentials ? 'fail-closed' : 'fail-open';
+ */
 export type StoreErrorPolicy = 'fail-closed' | 'fail-open';
 
-/** Where store outages are reported (pino-compatible). */
+/**
+ * Where store outages are reported (pino-compatible).
+ *
+ * @example const logger: RateLimitLogger = pino(); // or { warn: (obj, msg) => console.warn(msg, obj) }
+ */
 export interface RateLimitLogger {
   warn(obj: object, msg: string): void;
   info?(obj: object, msg: string): void;
 }
 
+/**
+ * Options of `createRateLimiter`.
+ *
+ * @example
+ * const options: RateLimiterOptions = { store, limit: 300, windowMs: 60_000, keyPrefix: 'general:', onStoreError: 'fail-open' };
+ */
 export interface RateLimiterOptions {
   store: RateLimitStore;
   /** Hits allowed per key within any span of `windowMs`. */
@@ -33,7 +47,14 @@ export interface RateLimiterOptions {
   name?: string;
 }
 
-/** The outcome of one `consume`. Maps onto the `RateLimit-*` and `Retry-After` headers. */
+/**
+ * The outcome of one `consume`. Maps onto the `RateLimit-*` and `Retry-After` headers.
+ *
+ * @example
+ * const result: RateLimitResult = await limiter.consume(key);
+ * ctx.set('RateLimit-Remaining', String(result.remaining));
+ * if (!result.allowed) ctx.set('Retry-After', String(result.retryAfterSeconds));
+ */
 export interface RateLimitResult {
   /** Whether the request is within the budget. */
   allowed: boolean;
@@ -47,7 +68,11 @@ export interface RateLimitResult {
   retryAfterSeconds: number;
 }
 
-/** A sliding-window budget over a `RateLimitStore`. */
+/**
+ * A sliding-window budget over a `RateLimitStore` (made by `createRateLimiter`).
+ *
+ * @example const { allowed } = await limiter.consume(clientIpKey(ip));
+ */
 export interface RateLimiter {
   readonly limit: number;
   readonly windowMs: number;
