@@ -1,0 +1,141 @@
+import type { Context } from 'koa';
+
+/**
+ * Cookie settings. Defaults follow API.md: `access_token` (`Path=/`, `SameSite=Lax`) and
+ * `refresh_token` (`Path=<prefix>/auth`, `SameSite=Strict`), both `HttpOnly; Secure`.
+ */
+export interface CookieOptions {
+  /**
+   * Use the browser-enforced prefixed names `__Host-access_token` and `__Secure-refresh_token`
+   * (what the reference server does in production). Default `false`.
+   */
+  secureNames?: boolean;
+  /** Overrides the access cookie name. */
+  accessName?: string;
+  /** Overrides the refresh cookie name. */
+  refreshName?: string;
+  /** Path of the refresh cookie. Default `<prefix>/auth`, so it only travels to the auth routes. */
+  refreshPath?: string;
+  /**
+   * Whether token responses set cookies at all. Default `true`. Cookies are still read when `false`
+   * (set `read: false` to ignore them too).
+   */
+  set?: boolean;
+  /** Whether tokens are read from cookies. Default `true`. */
+  read?: boolean;
+}
+
+/** Cookie settings with every default applied. */
+export interface ResolvedCookieOptions {
+  accessName: string;
+  refreshName: string;
+  refreshPath: string;
+  set: boolean;
+  read: boolean;
+}
+
+/**
+ * Applies the defaults of {@link CookieOptions}.
+ *
+ * @example
+ * const names = resolveCookieOptions({ secureNames: true }, '/api/v1');
+ * names.accessName; // '__Host-access_token'
+ */
+export function resolveCookieOptions(options: CookieOptions = {}, prefix = '/api/v1'): ResolvedCookieOptions {
+  const secureNames = options.secureNames ?? false;
+  const accessName = options.accessName ?? (secureNames ? '__Host-access_token' : 'access_token');
+  const refreshName = options.refreshName ?? (secureNames ? '__Secure-refresh_token' : 'refresh_token');
+  const refreshPath = options.refreshPath ?? `${prefix.replace(/\/+$/, '')}/auth`;
+  for (const name of [accessName, refreshName]) {
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) throw new TypeError(`invalid cookie name "${name}"`);
+  }
+  if (!refreshPath.startsWith('/') || /[;\s,]/.test(refreshPath)) {
+    throw new TypeError(`invalid refresh cookie path "${refreshPath}"`);
+  }
+  return { accessName, refreshName, refreshPath, set: options.set ?? true, read: options.read ?? true };
+}
+
+interface CookieAttributes {
+  path: string;
+  sameSite: 'Lax' | 'Strict';
+  maxAgeSeconds: number;
+}
+
+/**
+ * Serialises one `Set-Cookie` value. Always `HttpOnly; Secure`: the header is written directly (not
+ * through `ctx.cookies`) so `Secure` is sent behind a TLS-terminating proxy too, and `Max-Age` is exact.
+ */
+function serialize(name: string, value: string, attrs: CookieAttributes): string {
+  const maxAge = Math.max(0, Math.floor(attrs.maxAgeSeconds));
+  const parts = [`${name}=${value}`, `Path=${attrs.path}`, `Max-Age=${maxAge}`];
+  if (maxAge === 0) parts.push('Expires=Thu, 01 Jan 1970 00:00:00 GMT');
+  parts.push('HttpOnly', 'Secure', `SameSite=${attrs.sameSite}`);
+  return parts.join('; ');
+}
+
+/** JWTs are base64url segments joined by dots; anything else never goes into a cookie. */
+const COOKIE_VALUE = /^[A-Za-z0-9\-_.]*$/;
+
+function appendSetCookie(ctx: Context, value: string): void {
+  ctx.append('Set-Cookie', value);
+}
+
+/**
+ * Sets the access and refresh cookies of a token response, with `Max-Age` from the token lifetimes.
+ *
+ * @example
+ * setTokenCookies(ctx, cookies, { accessToken, refreshToken, expiresIn: 900, refreshExpiresIn: 604800 });
+ */
+export function setTokenCookies(
+  ctx: Context,
+  cookies: ResolvedCookieOptions,
+  tokens: { accessToken: string; refreshToken: string; expiresIn: number; refreshExpiresIn: number },
+): void {
+  if (!cookies.set) return;
+  if (!COOKIE_VALUE.test(tokens.accessToken) || !COOKIE_VALUE.test(tokens.refreshToken)) {
+    throw new TypeError('token is not cookie-safe');
+  }
+  appendSetCookie(
+    ctx,
+    serialize(cookies.accessName, tokens.accessToken, {
+      path: '/',
+      sameSite: 'Lax',
+      maxAgeSeconds: tokens.expiresIn,
+    }),
+  );
+  appendSetCookie(
+    ctx,
+    serialize(cookies.refreshName, tokens.refreshToken, {
+      path: cookies.refreshPath,
+      sameSite: 'Strict',
+      maxAgeSeconds: tokens.refreshExpiresIn,
+    }),
+  );
+}
+
+/**
+ * Clears both cookies (same names and paths, `Max-Age=0` and an expiry in the past).
+ *
+ * @example
+ * clearTokenCookies(ctx, cookies);
+ */
+export function clearTokenCookies(ctx: Context, cookies: ResolvedCookieOptions): void {
+  if (!cookies.set) return;
+  appendSetCookie(ctx, serialize(cookies.accessName, '', { path: '/', sameSite: 'Lax', maxAgeSeconds: 0 }));
+  appendSetCookie(
+    ctx,
+    serialize(cookies.refreshName, '', { path: cookies.refreshPath, sameSite: 'Strict', maxAgeSeconds: 0 }),
+  );
+}
+
+/**
+ * Reads a cookie without signature checking (tokens are signed JWTs already, and `app.keys` must not
+ * turn this into a signed-cookie lookup). Empty values count as absent.
+ *
+ * @example
+ * const token = readCookie(ctx, 'access_token');
+ */
+export function readCookie(ctx: Context, name: string): string | undefined {
+  const value = ctx.cookies.get(name, { signed: false });
+  return value ? value : undefined;
+}
