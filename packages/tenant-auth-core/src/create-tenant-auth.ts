@@ -5,7 +5,7 @@ import { createLogin } from './login.js';
 import { createPasswordHasher, type PasswordHasher, type PasswordHasherOptions } from './passwords/hasher.js';
 import { createPasswordPolicy, type PasswordPolicyOptions } from './passwords/policy.js';
 import { createLoginThrottle } from './rate-limit/login-throttle.js';
-import type { StoreErrorPolicy } from './rate-limit/rate-limiter.js';
+import type { RateLimitLogger, StoreErrorPolicy } from './rate-limit/rate-limiter.js';
 import { createRegistration } from './registration.js';
 import { type AuthEvent, emitter } from './sessions/events.js';
 import { createSessionManager, isUuid } from './sessions/session-manager.js';
@@ -53,6 +53,10 @@ export interface TenantAuthOptions {
     maxFailures?: number;
     windowSeconds?: number;
     onStoreError?: StoreErrorPolicy;
+    /** Receives store-outage warnings (pino-compatible). Default `console.warn`. */
+    logger?: RateLimitLogger;
+    /** HMAC key for the per-email counter keys, so the store cannot confirm a guessed address. */
+    secret?: string | Uint8Array;
   };
   /**
    * Check on every `verifyAccessToken` that the session is still active, so a logout cuts access
