@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { Redis, type RedisOptions } from 'ioredis';
 import { createRateLimiter, isTenantAuthError, ManualClock } from 'tenant-auth-core';
 import { runRateLimitStoreConformance } from 'tenant-auth-core/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RedisRateLimitStore } from '../src/index.js';
 import { TcpProxy } from './tcp-proxy.js';
 
@@ -39,6 +39,7 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
   runRateLimitStoreConformance({
     name: 'redis',
     createStore: () => new RedisRateLimitStore({ redis, keyPrefix: `${runPrefix}conformance:` }),
+    test: { describe, it, expect, beforeEach, afterEach },
   });
 
   describe('on Redis', () => {

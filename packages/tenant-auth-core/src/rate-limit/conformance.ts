@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
 import type { RateLimitStore } from '../stores/types.js';
+import { resolveTestApi, type TestApi } from '../testing/test-api.js';
 
 /**
  * Options of `runRateLimitStoreConformance`.
@@ -15,6 +15,8 @@ export interface RateLimitStoreConformanceOptions {
   createStore: () => Promise<RateLimitStore> | RateLimitStore;
   /** Called after every test. Default: `store.close?.()`. */
   destroyStore?: (store: RateLimitStore) => Promise<void> | void;
+  /** vitest's (or Jest's) `describe`, `it`, `expect`, `beforeEach`, `afterEach`; default: the globals. */
+  test?: TestApi;
 }
 
 const MINUTE = 60_000;
@@ -26,9 +28,16 @@ const MINUTE = 60_000;
  * @example
  * // my-rate-limit-store.test.ts
  * import { runRateLimitStoreConformance } from 'tenant-auth-core/testing';
- * runRateLimitStoreConformance({ name: 'my store', createStore: () => new MyRateLimitStore() });
+ * import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+ * import { runRateLimitStoreConformance } from 'tenant-auth-core/testing';
+ * runRateLimitStoreConformance({
+ *   name: 'my store',
+ *   createStore: () => new MyRateLimitStore(),
+ *   test: { describe, it, expect, beforeEach, afterEach },
+ * });
  */
 export function runRateLimitStoreConformance(options: RateLimitStoreConformanceOptions): void {
+  const { describe, it, expect, beforeEach, afterEach } = resolveTestApi(options.test);
   describe(`rate-limit store conformance: ${options.name}`, () => {
     let store: RateLimitStore;
     let clock: ManualClock;

@@ -1,10 +1,14 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../clock.js';
 import { isTenantAuthError } from '../errors.js';
 import { runRateLimitStoreConformance } from './conformance.js';
 import { MemoryRateLimitStore } from './memory-rate-limit-store.js';
 
-runRateLimitStoreConformance({ name: 'memory', createStore: () => new MemoryRateLimitStore() });
+runRateLimitStoreConformance({
+  name: 'memory',
+  createStore: () => new MemoryRateLimitStore(),
+  test: { describe, it, expect, beforeEach, afterEach },
+});
 
 const MINUTE = 60_000;
 
