@@ -37,6 +37,8 @@ export interface HealthCheckOptions {
   timeoutMs?: number;
   /** Whether `/health` requires an access token (API.md: yes). Default `true`. */
   requireAuth?: boolean;
+  /** `Retry-After` of a degraded (503) answer. Default 5. */
+  retryAfterSeconds?: number;
 }
 
 /** Options of {@link createAuthRouter}. */
@@ -256,6 +258,7 @@ export function createAuthRouter(options: AuthRouterOptions): Router {
     const handler = async (ctx: Context) => {
       const ok = await pingWithTimeout(health.ping, timeoutMs);
       noStore(ctx);
+      if (!ok) ctx.set('Retry-After', String(health.retryAfterSeconds ?? 5));
       ctx.status = ok ? 200 : 503;
       ctx.body = ok ? { status: 'ok', database: 'ok' } : { status: 'degraded', database: 'unavailable' };
     };

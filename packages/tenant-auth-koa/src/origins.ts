@@ -13,7 +13,7 @@ export function normalizeOrigins(origins: Iterable<string>): ReadonlySet<string>
   const result = new Set<string>();
   for (const raw of origins) {
     const value = raw.trim();
-    if (value === '' || value === '*' || value.toLowerCase() === 'null') {
+    if (value === '' || value.includes('*') || value.toLowerCase() === 'null') {
       throw new TypeError(
         `invalid allowed origin "${raw}": use exact origins such as https://app.example.com`,
       );

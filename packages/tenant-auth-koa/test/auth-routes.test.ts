@@ -494,6 +494,7 @@ describe('health', () => {
     dbUp = false;
     const down = await fetch(`${base}/health`, { headers: bearer(body.accessToken) });
     expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('5');
     expect(await json(down)).toEqual({ status: 'degraded', database: 'unavailable' });
     dbUp = true;
     expect((await fetch(`${base}/health`, { headers: bearer(body.accessToken) })).status).toBe(200);

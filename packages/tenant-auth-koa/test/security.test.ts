@@ -467,6 +467,32 @@ describe('errors', () => {
     expect((await json(unavailable)).detail).not.toContain('hashing');
   });
 
+  it('maps HTTP errors of other middleware: exposed 4xx keep their message, 5xx never do', async () => {
+    await start({}, (app) => {
+      const router = new Router();
+      router.get('/forbidden', (ctx) => ctx.throw(403, 'Not your project.'));
+      router.get('/teapot', (ctx) => ctx.throw(418));
+      router.get('/internal', (ctx) => ctx.throw(502, 'upstream 10.0.0.7 said no'));
+      app.use(router.routes());
+    });
+    const forbidden = await fetch(`${server.url}/forbidden`);
+    expect(forbidden.status).toBe(403);
+    expect(await json(forbidden)).toEqual({
+      type: 'about:blank',
+      title: 'Forbidden',
+      status: 403,
+      code: 'forbidden',
+      detail: 'Not your project.',
+    });
+    expect((await json(await fetch(`${server.url}/teapot`))).code).toBe('i_m_a_teapot');
+    const internal = await fetch(`${server.url}/internal`);
+    expect(internal.status).toBe(502);
+    const text = await internal.text();
+    expect(text).not.toContain('10.0.0.7');
+    expect(JSON.parse(text)).toMatchObject({ status: 502, code: 'internal_error', title: 'Bad Gateway' });
+    expect(logged).toHaveLength(1);
+  });
+
   it('lets the application use requireAuth with the same cookie and CSRF settings', async () => {
     await start({}, (app, side) => {
       const router = new Router();
