@@ -156,7 +156,8 @@ export function respondWithProblem(ctx: Context, err: unknown, options: ErrorHan
  * The one error middleware: maps `TenantAuthError` codes (and HTTP errors of Koa middleware) to RFC 9457
  * `application/problem+json` (`type: 'about:blank'`, `title` the reason phrase, `status`, `code`,
  * `detail`, and `errors` for validation failures). 401 carries `WWW-Authenticate: Bearer`, 429/503
- * `Retry-After`. Unknown routes become `404 not_found`. Anything unexpected is logged and becomes
+ * `Retry-After`. Unknown routes become `404 not_found`; other bodiless error statuses (a 405 of
+ * `allowedMethods()`) get a problem body too. Anything unexpected is logged and becomes
  * `500 internal_error` with a fixed body. Install it first.
  *
  * @example
@@ -168,12 +169,12 @@ export function errorHandler(options: ErrorHandlerOptions = {}): Middleware {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body == null) {
-        writeProblem(
-          ctx,
-          { status: 404, code: 'not_found', detail: FIXED_DETAIL.not_found ?? '', unexpected: false },
-          defaultRetryAfter,
-        );
+      // Bodiless error statuses (no route matched, router.allowedMethods()'s 405, a bare ctx.status = 401)
+      // get a problem body too, so every error has the same shape.
+      if (ctx.body == null && ctx.status >= 400) {
+        const code = codeForStatus(ctx.status);
+        const detail = FIXED_DETAIL[code] ?? STATUS_CODES[ctx.status] ?? 'Error';
+        writeProblem(ctx, { status: ctx.status, code, detail, unexpected: false }, defaultRetryAfter);
       }
     } catch (err) {
       const mapped = mapError(err);

@@ -427,6 +427,22 @@ describe('errors', () => {
     }
   });
 
+  it('gives bodiless error statuses a problem body (router.allowedMethods() 405 keeps Allow)', async () => {
+    await start({}, (app, side) => {
+      app.use(side.router.allowedMethods());
+    });
+    const res = await fetch(`${base}/auth/login`, { method: 'PUT' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toContain('POST');
+    expect(await json(res)).toEqual({
+      type: 'about:blank',
+      title: 'Method Not Allowed',
+      status: 405,
+      code: 'method_not_allowed',
+      detail: 'Method Not Allowed',
+    });
+  });
+
   it('turns unexpected errors into 500 internal_error without internals, and logs them', async () => {
     await start({}, (app, side) => {
       const router = new Router();
