@@ -125,95 +125,100 @@ function originProblem(entry: string): string | null {
   return null;
 }
 
-const schema = z
-  .object({
-    PORT: integer('PORT', 0, 65535, 4000),
-    NODE_ENV: z.preprocess(
-      (v) => (v === undefined || v === '' ? 'development' : v),
-      z.enum(['development', 'production', 'test'], { error: 'must be development, production or test' }),
-    ),
-    DATA_DIR: optionalString,
-    DATABASE_URL: optionalString.refine(
-      (v) => v === undefined || v === 'memory:' || /^postgres(ql)?:\/\/./.test(v),
-      'must be unset (embedded PGlite), memory: (in-memory PGlite) or a postgres:// or postgresql:// URL',
-    ),
-    JWT_SECRET: optionalString,
-    JWT_REFRESH_SECRET: optionalString,
-    JWT_ACCESS_ALGORITHM: z.preprocess(
-      (v) => (v === undefined || v === '' ? 'HS256' : v),
-      z.enum(['HS256', 'EdDSA', 'ES256'], { error: 'must be HS256, EdDSA or ES256' }),
-    ),
-    JWT_PRIVATE_KEY_FILE: optionalString,
-    JWT_PUBLIC_KEY_FILE: optionalString,
-    CORS_ORIGINS: optionalString,
-    TRUST_PROXY: integer('TRUST_PROXY', 0, 32, 0),
-    REDIS_URL: optionalString.refine(
-      (v) => v === undefined || /^rediss?:\/\/./.test(v),
-      'must be a redis:// or rediss:// URL',
-    ),
-    RATE_LIMIT_WINDOW_SECONDS: integer('RATE_LIMIT_WINDOW_SECONDS', 1, 86_400, 60),
-    RATE_LIMIT_AUTH_MAX: integer('RATE_LIMIT_AUTH_MAX', 1, 1_000_000, 10),
-    RATE_LIMIT_MAX: integer('RATE_LIMIT_MAX', 1, 1_000_000, 300),
-    LOGIN_FAILURES_PER_ACCOUNT: integer('LOGIN_FAILURES_PER_ACCOUNT', 1, 1_000_000, 10),
-    BCRYPT_COST: integer('BCRYPT_COST', 4, 31, 12),
-    REFRESH_REUSE_GRACE_SECONDS: integer('REFRESH_REUSE_GRACE_SECONDS', 0, 300, 10),
-    LOG_LEVEL: z.preprocess(
-      (v) => (v === undefined || v === '' ? 'info' : v),
-      z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
-    ),
-    CHECK_SESSION_ON_VERIFY: booleanFlag(false),
-    SHUTDOWN_TIMEOUT_SECONDS: integer('SHUTDOWN_TIMEOUT_SECONDS', 0, 600, 10),
-  })
-  .superRefine((env, ctx) => {
-    const production = env.NODE_ENV === 'production';
-    const add = (variable: string, message: string) =>
-      ctx.addIssue({ code: 'custom', path: [variable], message });
-    for (const name of ['JWT_SECRET', 'JWT_REFRESH_SECRET'] as const) {
-      const value = env[name];
-      if (value === undefined) {
-        if (production) add(name, 'is required when NODE_ENV=production (at least 32 bytes of random data)');
-      } else if (Buffer.byteLength(value, 'utf8') < 32) {
-        add(name, `must be at least 32 bytes (got ${Buffer.byteLength(value, 'utf8')})`);
-      }
+const schema = z.object({
+  PORT: integer('PORT', 0, 65535, 4000),
+  NODE_ENV: z.preprocess(
+    (v) => (v === undefined || v === '' ? 'development' : v),
+    z.enum(['development', 'production', 'test'], { error: 'must be development, production or test' }),
+  ),
+  DATA_DIR: optionalString,
+  DATABASE_URL: optionalString.refine(
+    (v) => v === undefined || v === 'memory:' || /^postgres(ql)?:\/\/./.test(v),
+    'must be unset (embedded PGlite), memory: (in-memory PGlite) or a postgres:// or postgresql:// URL',
+  ),
+  JWT_SECRET: optionalString,
+  JWT_REFRESH_SECRET: optionalString,
+  JWT_ACCESS_ALGORITHM: z.preprocess(
+    (v) => (v === undefined || v === '' ? 'HS256' : v),
+    z.enum(['HS256', 'EdDSA', 'ES256'], { error: 'must be HS256, EdDSA or ES256' }),
+  ),
+  JWT_PRIVATE_KEY_FILE: optionalString,
+  JWT_PUBLIC_KEY_FILE: optionalString,
+  CORS_ORIGINS: optionalString,
+  TRUST_PROXY: integer('TRUST_PROXY', 0, 32, 0),
+  REDIS_URL: optionalString.refine(
+    (v) => v === undefined || /^rediss?:\/\/./.test(v),
+    'must be a redis:// or rediss:// URL',
+  ),
+  RATE_LIMIT_WINDOW_SECONDS: integer('RATE_LIMIT_WINDOW_SECONDS', 1, 86_400, 60),
+  RATE_LIMIT_AUTH_MAX: integer('RATE_LIMIT_AUTH_MAX', 1, 1_000_000, 10),
+  RATE_LIMIT_MAX: integer('RATE_LIMIT_MAX', 1, 1_000_000, 300),
+  LOGIN_FAILURES_PER_ACCOUNT: integer('LOGIN_FAILURES_PER_ACCOUNT', 1, 1_000_000, 10),
+  BCRYPT_COST: integer('BCRYPT_COST', 4, 31, 12),
+  REFRESH_REUSE_GRACE_SECONDS: integer('REFRESH_REUSE_GRACE_SECONDS', 0, 300, 10),
+  LOG_LEVEL: z.preprocess(
+    (v) => (v === undefined || v === '' ? 'info' : v),
+    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
+  ),
+  CHECK_SESSION_ON_VERIFY: booleanFlag(false),
+  SHUTDOWN_TIMEOUT_SECONDS: integer('SHUTDOWN_TIMEOUT_SECONDS', 0, 600, 10),
+});
+
+/**
+ * Rules that span several variables. They read the raw strings, so they are reported together with
+ * the per-variable problems instead of only once those are fixed.
+ */
+function crossChecks(raw: Record<string, string | undefined>): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const add = (variable: string, message: string) => issues.push({ variable, message });
+  const get = (name: string) => (raw[name] === '' ? undefined : raw[name]);
+  const production = get('NODE_ENV') === 'production';
+  const algorithm = get('JWT_ACCESS_ALGORITHM') ?? 'HS256';
+  const secret = get('JWT_SECRET');
+  const refreshSecret = get('JWT_REFRESH_SECRET');
+  for (const [name, value] of [
+    ['JWT_SECRET', secret],
+    ['JWT_REFRESH_SECRET', refreshSecret],
+  ] as const) {
+    if (value === undefined) {
+      if (production) add(name, 'is required when NODE_ENV=production (at least 32 bytes of random data)');
+    } else if (Buffer.byteLength(value, 'utf8') < 32) {
+      add(name, `must be at least 32 bytes (got ${Buffer.byteLength(value, 'utf8')})`);
     }
-    if ((env.JWT_SECRET === undefined) !== (env.JWT_REFRESH_SECRET === undefined) && !production) {
-      const missing = env.JWT_SECRET === undefined ? 'JWT_SECRET' : 'JWT_REFRESH_SECRET';
-      add(missing, 'must be set together with the other secret (or leave both unset in development)');
+  }
+  if ((secret === undefined) !== (refreshSecret === undefined) && !production) {
+    const missing = secret === undefined ? 'JWT_SECRET' : 'JWT_REFRESH_SECRET';
+    add(missing, 'must be set together with the other secret (or leave both unset in development)');
+  }
+  if (secret !== undefined && secret === refreshSecret)
+    add('JWT_REFRESH_SECRET', 'must differ from JWT_SECRET');
+  if (algorithm === 'HS256') {
+    if (get('JWT_PRIVATE_KEY_FILE') !== undefined)
+      add('JWT_PRIVATE_KEY_FILE', 'needs JWT_ACCESS_ALGORITHM=EdDSA or ES256');
+    if (get('JWT_PUBLIC_KEY_FILE') !== undefined)
+      add('JWT_PUBLIC_KEY_FILE', 'needs JWT_ACCESS_ALGORITHM=EdDSA or ES256');
+  } else if (algorithm === 'EdDSA' || algorithm === 'ES256') {
+    if (get('JWT_PRIVATE_KEY_FILE') === undefined) {
+      add('JWT_PRIVATE_KEY_FILE', `is required with JWT_ACCESS_ALGORITHM=${algorithm} (a PKCS#8 PEM file)`);
     }
-    if (env.JWT_SECRET !== undefined && env.JWT_SECRET === env.JWT_REFRESH_SECRET) {
-      add('JWT_REFRESH_SECRET', 'must differ from JWT_SECRET');
+    if (get('JWT_PUBLIC_KEY_FILE') === undefined) {
+      add('JWT_PUBLIC_KEY_FILE', `is required with JWT_ACCESS_ALGORITHM=${algorithm} (an SPKI PEM file)`);
     }
-    if (env.JWT_ACCESS_ALGORITHM === 'HS256') {
-      if (env.JWT_PRIVATE_KEY_FILE !== undefined)
-        add('JWT_PRIVATE_KEY_FILE', 'needs JWT_ACCESS_ALGORITHM=EdDSA or ES256');
-      if (env.JWT_PUBLIC_KEY_FILE !== undefined)
-        add('JWT_PUBLIC_KEY_FILE', 'needs JWT_ACCESS_ALGORITHM=EdDSA or ES256');
-    } else {
-      if (env.JWT_PRIVATE_KEY_FILE === undefined) {
-        add(
-          'JWT_PRIVATE_KEY_FILE',
-          `is required with JWT_ACCESS_ALGORITHM=${env.JWT_ACCESS_ALGORITHM} (a PKCS#8 PEM file)`,
-        );
-      }
-      if (env.JWT_PUBLIC_KEY_FILE === undefined) {
-        add(
-          'JWT_PUBLIC_KEY_FILE',
-          `is required with JWT_ACCESS_ALGORITHM=${env.JWT_ACCESS_ALGORITHM} (an SPKI PEM file)`,
-        );
-      }
+  }
+  const cors = get('CORS_ORIGINS');
+  if (cors === undefined) {
+    if (production)
+      add('CORS_ORIGINS', 'is required when NODE_ENV=production (comma-separated exact origins)');
+  } else {
+    const entries = cors.split(',').map((e) => e.trim());
+    if (entries.every((e) => e === '')) add('CORS_ORIGINS', 'lists no origin');
+    for (const entry of entries.filter((e) => e !== '')) {
+      const problem = originProblem(entry);
+      if (problem !== null) add('CORS_ORIGINS', problem);
     }
-    if (env.CORS_ORIGINS === undefined) {
-      if (production)
-        add('CORS_ORIGINS', 'is required when NODE_ENV=production (comma-separated exact origins)');
-    } else {
-      const entries = env.CORS_ORIGINS.split(',').map((s) => s.trim());
-      if (entries.every((e) => e === '')) add('CORS_ORIGINS', 'lists no origin');
-      for (const entry of entries.filter((e) => e !== '')) {
-        const problem = originProblem(entry);
-        if (problem !== null) add('CORS_ORIGINS', problem);
-      }
-    }
-  });
+  }
+  return issues;
+}
 
 /**
  * Reads and validates the configuration from environment variables. Throws `ConfigError` naming every
@@ -227,13 +232,14 @@ export function parseConfig(
   options: { defaultDataDir?: string; cwd?: string } = {},
 ): ServerConfig {
   const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({
-      variable: String(issue.path[0] ?? 'environment'),
-      message: issue.message,
-    }));
-    throw new ConfigError(issues);
-  }
+  const issues: ConfigIssue[] = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? 'environment'),
+        message: issue.message,
+      }));
+  issues.push(...crossChecks(env));
+  if (!parsed.success || issues.length > 0) throw new ConfigError(issues);
   const e = parsed.data;
   const cwd = options.cwd ?? process.cwd();
   const dataDir =

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 
@@ -25,9 +25,16 @@ export interface HttpServer {
  */
 export async function listen(app: Koa, port: number, host?: string): Promise<HttpServer> {
   let closing = false;
+  const inFlight = new Set<ServerResponse>();
   const handler = app.callback();
   const server = createServer((req, res) => {
     if (closing) res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => {
+      inFlight.delete(res);
+      // A keep-alive connection whose last request just ended would otherwise hold the close up.
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
     void handler(req, res);
   });
   // Node's defaults allow slow clients to hold sockets for minutes; keep them bounded.
@@ -43,6 +50,7 @@ export async function listen(app: Koa, port: number, host?: string): Promise<Htt
     close(timeoutMs) {
       closed ??= new Promise((resolve) => {
         closing = true;
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
         let forced = false;
         const timer = setTimeout(() => {
           forced = true;

@@ -1,0 +1,35 @@
+import type { Logger } from './logger.js';
+
+/** The fields of core's `AuthEvent` the log keeps (ids and the client address; never a secret). */
+export interface LoggableAuthEvent {
+  type: string;
+  userId?: string;
+  tenantId?: string;
+  sessionId?: string;
+  ipAddress?: string | null;
+  reason?: string;
+  count?: number;
+}
+
+/**
+ * An `onEvent` hook for `createTenantAuth` that writes one log line per authentication event. Only the
+ * listed fields are copied, so nothing else a future event might carry reaches the log unnoticed.
+ *
+ * @example createTenantAuth({ ..., onEvent: authEventLogger(logger) });
+ */
+export function authEventLogger(logger: Logger): (event: LoggableAuthEvent) => void {
+  return (event) => {
+    const line = {
+      event: event.type,
+      userId: event.userId,
+      tenantId: event.tenantId,
+      sessionId: event.sessionId,
+      ip: event.ipAddress ?? undefined,
+      reason: event.reason,
+      count: event.count,
+    };
+    if (event.type === 'replay_detected') logger.warn(line, 'refresh token replay detected; session revoked');
+    else if (event.type === 'login_failed') logger.info(line, 'login failed');
+    else logger.info(line, `auth ${event.type}`);
+  };
+}

@@ -1,0 +1,56 @@
+import { mkdir } from 'node:fs/promises';
+import type { MikroORM } from '@mikro-orm/core';
+import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import { MikroORM as PostgresORM } from '@mikro-orm/postgresql';
+import { runTenantAuthMigrations, tenantAuthEntities } from 'tenant-auth-mikro-orm';
+import type { DatabaseConfig } from './config.js';
+import type { Logger } from './logger.js';
+
+/** The server's database: the ORM the stores use, plus what `main` and `/health` need. */
+export interface Database {
+  orm: MikroORM;
+  /** Applies pending migrations; returns the names applied. */
+  migrate(): Promise<string[]>;
+  /** `SELECT 1` through the ORM; throws when the database does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the configured database with tenant-auth's entities and migrations: embedded PGlite in a
+ * folder, in-memory PGlite (`memory:`), or PostgreSQL.
+ *
+ * @example const db = await openDatabase(config.database, logger); await db.migrate();
+ */
+export async function openDatabase(database: DatabaseConfig, logger?: Logger): Promise<Database> {
+  const common = {
+    entities: [...tenantAuthEntities],
+    debug: false,
+    // The ORM's own messages (e.g. the migrator's) go to the JSON log, not as plain text to stdout.
+    logger: (message: string) => logger?.debug({ orm: message }, 'orm'),
+    colors: false,
+  };
+  let orm: MikroORM;
+  if (database.kind === 'postgres') {
+    orm = await PostgresORM.init({
+      ...common,
+      clientUrl: database.url,
+      // A dead database should fail a request quickly (and /health answer 503), not hang it.
+      driverOptions: { connectionTimeoutMillis: 3000 },
+    });
+  } else if (database.kind === 'memory') {
+    orm = await PgliteORM.init({ ...common, dbName: 'memory://' });
+  } else {
+    await mkdir(database.dataDir, { recursive: true, mode: 0o700 });
+    orm = await PgliteORM.init({ ...common, dbName: database.dataDir });
+  }
+  return {
+    orm,
+    // Concurrent instances wait for each other (advisory lock); applied migrations are recorded.
+    migrate: () => runTenantAuthMigrations(orm),
+    async ping() {
+      await orm.em.getConnection().execute('select 1');
+    },
+    close: () => orm.close(true),
+  };
+}

@@ -1,0 +1,127 @@
+import { Redis } from 'ioredis';
+import type Koa from 'koa';
+import {
+  type Clock,
+  createTenantAuth,
+  MemoryRateLimitStore,
+  type RateLimitStore,
+  type TenantAuth,
+} from 'tenant-auth-core';
+import { createMikroOrmStores } from 'tenant-auth-mikro-orm';
+import { RedisRateLimitStore } from 'tenant-auth-redis';
+import { loadAccessKeys } from './access-keys.js';
+import { createApp } from './app.js';
+import { authEventLogger } from './auth-log.js';
+import type { ServerConfig } from './config.js';
+import { type Database, openDatabase } from './database.js';
+import { listen } from './http-server.js';
+import type { Logger } from './logger.js';
+import { resolveSecrets } from './secrets.js';
+
+/** A started server. */
+export interface RunningServer {
+  port: number;
+  app: Koa;
+  auth: TenantAuth;
+  database: Database;
+  /**
+   * Graceful shutdown: stops accepting, lets in-flight requests finish within the configured deadline
+   * (then closes the connections), stops the session cleanup, closes Redis and the database.
+   */
+  close(): Promise<{ forced: boolean }>;
+}
+
+/** How often expired and long-revoked sessions are deleted. */
+const SESSION_CLEANUP_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * Wires the server together from a validated configuration: secrets, database and migrations, stores,
+ * Redis (when configured), the auth service, the Koa app, the HTTP listener and the session cleanup.
+ * `overrides.clock` lets tests move time.
+ *
+ * @example
+ * const server = await startServer(parseConfig(process.env), createLogger({ level: 'info' }));
+ * process.once('SIGTERM', () => server.close());
+ */
+export async function startServer(
+  config: ServerConfig,
+  logger: Logger,
+  overrides: { clock?: Clock } = {},
+): Promise<RunningServer> {
+  if (config.production && config.bcryptCost < 10) {
+    logger.warn({ bcryptCost: config.bcryptCost }, 'BCRYPT_COST below 10 is weak for production');
+  }
+  const secrets = await resolveSecrets(config, logger);
+  const accessToken = await loadAccessKeys(config, secrets.secret);
+  const database = await openDatabase(config.database, logger);
+  let redis: Redis | undefined;
+  try {
+    const applied = await database.migrate();
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+
+    let rateLimitStore: RateLimitStore;
+    if (config.redisUrl) {
+      redis = new Redis(config.redisUrl, {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        lazyConnect: true,
+      });
+      redis.on('error', (err: Error) =>
+        logger.warn({ err: { message: err.message } }, 'redis connection error'),
+      );
+      await redis.connect();
+      rateLimitStore = new RedisRateLimitStore({ redis });
+    } else {
+      rateLimitStore = new MemoryRateLimitStore();
+    }
+
+    const { tenantAuthStore, sessionStore } = createMikroOrmStores(database.orm);
+    const auth = createTenantAuth({
+      store: tenantAuthStore,
+      sessionStore,
+      accessToken,
+      refreshSecret: secrets.refreshSecret,
+      refreshReuseGraceSeconds: config.refreshReuseGraceSeconds,
+      passwordHashing: { cost: config.bcryptCost },
+      loginThrottle: {
+        store: rateLimitStore,
+        maxFailures: config.rateLimit.loginFailuresPerAccount,
+        windowSeconds: config.rateLimit.windowSeconds,
+      },
+      checkSessionOnVerify: config.checkSessionOnVerify,
+      onEvent: authEventLogger(logger),
+      ...(overrides.clock ? { clock: overrides.clock } : {}),
+    });
+
+    const app = createApp({ config, auth, logger, rateLimitStore, ping: database.ping, ...overrides });
+    const http = await listen(app, config.port);
+    const cleanup = auth.startSessionCleanup({
+      intervalMs: SESSION_CLEANUP_INTERVAL_MS,
+      onError: (err) => logger.warn({ err }, 'session cleanup failed'),
+    });
+    const redisClient = redis;
+
+    let closing: Promise<{ forced: boolean }> | undefined;
+    return {
+      port: http.port,
+      app,
+      auth,
+      database,
+      close() {
+        closing ??= (async () => {
+          const result = await http.close(config.shutdownTimeoutMs);
+          cleanup.stop();
+          await rateLimitStore.close?.();
+          if (redisClient) await redisClient.quit().catch(() => redisClient.disconnect());
+          await database.close();
+          return result;
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    redis?.disconnect();
+    await database.close().catch(() => {});
+    throw err;
+  }
+}

@@ -1,0 +1,45 @@
+import type { Clock } from 'tenant-auth-core';
+import { parseConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+
+export const TEST_SECRETS = {
+  JWT_SECRET: 'test-access-secret-0123456789abcdef-XYZ',
+  JWT_REFRESH_SECRET: 'test-refresh-secret-0123456789abcdef-XYZ',
+};
+
+export interface TestServer extends RunningServer {
+  /** `http://127.0.0.1:<port>` */
+  baseUrl: string;
+  /** Every log line the server wrote. */
+  logs: string[];
+}
+
+/**
+ * Starts the assembled server in this process on an ephemeral port, logging into memory. Defaults:
+ * in-memory PGlite, BCRYPT_COST=4, generous rate limits (the rate-limit tests lower them).
+ */
+export async function startTestServer(
+  env: Record<string, string> = {},
+  overrides: { clock?: Clock } = {},
+): Promise<TestServer> {
+  const config = parseConfig({
+    PORT: '0',
+    DATABASE_URL: 'memory:',
+    BCRYPT_COST: '4',
+    RATE_LIMIT_AUTH_MAX: '10000',
+    RATE_LIMIT_MAX: '10000',
+    LOGIN_FAILURES_PER_ACCOUNT: '10000',
+    LOG_LEVEL: 'info',
+    SHUTDOWN_TIMEOUT_SECONDS: '5',
+    ...TEST_SECRETS,
+    ...env,
+  });
+  const logs: string[] = [];
+  const logger = createLogger({
+    level: config.logLevel,
+    destination: { write: (line: string) => logs.push(line) },
+  });
+  const server = await startServer(config, logger, overrides);
+  return { ...server, baseUrl: `http://127.0.0.1:${server.port}`, logs };
+}
