@@ -38,7 +38,13 @@ class TenantAuthMigrator extends Migrator {
    */
   async upLocked(): Promise<MigrationInfo[]> {
     // Outside the transaction: it may query on a connection of its own (PGlite has only one).
-    await this.init();
+    try {
+      await this.init();
+    } catch {
+      // Instances starting together may race to create the tracking table; the loser finds it the second time.
+      this.initialized = false;
+      await this.init();
+    }
     const connection = this.driver.getConnection();
     return connection.transactional(async (trx) => {
       await connection.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY], 'run', trx);

@@ -221,7 +221,8 @@ export class MikroOrmSessionStore implements SessionStore {
     const table = qualifiedTableName(em, TenantAuthSession);
     // Oldest expiry first across both kinds: every expired row expires before every revoked-but-unexpired
     // one, so each part only needs its own first `batchSize` rows. Each part is an index range scan
-    // (expires_at, revoked_at); rows another cleanup has locked are skipped, not waited for.
+    // (expires_at, revoked_at); rows another cleanup has locked are skipped, not waited for. The batch is
+    // turned into an array so the DELETE itself looks the rows up by primary key, whatever the table size.
     const sql = `with expired as (
   select id, expires_at from ${table}
   where expires_at < ?::timestamptz
@@ -234,7 +235,7 @@ export class MikroOrmSessionStore implements SessionStore {
   select id from (select * from expired union all select * from revoked) candidates
   order by expires_at, id limit ?
 )
-delete from ${table} where id in (select id from batch)`;
+delete from ${table} where id = any(array(select id from batch))`;
     const expired = expiredBefore.toISOString();
     try {
       const result = await em

@@ -6,6 +6,9 @@ import { tenantAuthEntities } from '../../src/tenant-auth-entities.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 
+/** What the README tells applications to add: the tracking table is not one of their entities. */
+const schemaGenerator = { skipTables: ['tenant_auth_migrations'] };
+
 /** Empties the tenant-auth tables (stores must start over empty storage). */
 export async function truncateTenantAuth(orm: CoreMikroORM): Promise<void> {
   await orm.em
@@ -13,10 +16,21 @@ export async function truncateTenantAuth(orm: CoreMikroORM): Promise<void> {
     .execute('truncate table tenant_auth_session, tenant_auth_user, tenant_auth_tenant cascade', [], 'run');
 }
 
+/** Counts the rows of a table (test bookkeeping). */
+export async function countRows(orm: CoreMikroORM, table: string): Promise<number> {
+  const rows = (await orm.em
+    .getConnection()
+    .execute(`select count(*)::int as n from ${table}`, [], 'all')) as {
+    n: number;
+  }[];
+  return Number(rows[0]?.n);
+}
+
 /** An ORM over an in-memory PGlite, or one persisted in `dataDir`. */
 export async function openPglite(dataDir?: string): Promise<PgliteMikroORM> {
   return PgliteMikroORM.init({
     entities: [...tenantAuthEntities],
+    schemaGenerator,
     ...(dataDir === undefined ? {} : { dbName: dataDir }),
   });
 }
@@ -24,11 +38,26 @@ export async function openPglite(dataDir?: string): Promise<PgliteMikroORM> {
 /** A fresh PostgreSQL database with a random name on the TEST_DATABASE_URL server, dropped by `drop()`. */
 export interface TestPostgres {
   orm: PostgresMikroORM;
-  dbName: string;
+  url: string;
   drop(): Promise<void>;
 }
 
-export async function createTestPostgres(options: { poolMax?: number } = {}): Promise<TestPostgres> {
+/** Opens another ORM on an existing database (e.g. a second application instance). */
+export async function openPostgres(
+  url: string,
+  poolMax = 25,
+  onQuery?: (sql: string, params: readonly unknown[]) => string,
+): Promise<PostgresMikroORM> {
+  return PostgresMikroORM.init({
+    entities: [...tenantAuthEntities],
+    schemaGenerator,
+    clientUrl: url,
+    pool: { max: poolMax },
+    ...(onQuery === undefined ? {} : { onQuery }),
+  });
+}
+
+export async function createTestPostgres(): Promise<TestPostgres> {
   if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
   const dbName = `tenant_auth_test_${randomBytes(6).toString('hex')}`;
   const admin = await PostgresMikroORM.init({
@@ -38,14 +67,10 @@ export async function createTestPostgres(options: { poolMax?: number } = {}): Pr
   await admin.em.getConnection().execute(`create database "${dbName}"`, [], 'run');
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${dbName}`;
-  const orm = await PostgresMikroORM.init({
-    entities: [...tenantAuthEntities],
-    clientUrl: url.toString(),
-    pool: { max: options.poolMax ?? 25 },
-  });
+  const orm = await openPostgres(url.toString());
   return {
     orm,
-    dbName,
+    url: url.toString(),
     async drop() {
       await orm.close(true);
       await admin.em.getConnection().execute(`drop database if exists "${dbName}" with (force)`, [], 'run');
