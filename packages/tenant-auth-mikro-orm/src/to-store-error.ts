@@ -1,7 +1,12 @@
 import { ConnectionException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { isTenantAuthError, TenantAuthError } from 'tenant-auth-core';
 
-/** Names of the unique constraints whose violation has a meaning for callers. */
+/**
+ * Names of the unique constraints whose violation has a meaning for callers.
+ *
+ * @example
+ * if (err instanceof UniqueConstraintViolationException && err.constraint === UNIQUE_CONSTRAINTS.email) { ... }
+ */
 export const UNIQUE_CONSTRAINTS = {
   email: 'tenant_auth_user_email_unique',
   slug: 'tenant_auth_tenant_slug_unique',
