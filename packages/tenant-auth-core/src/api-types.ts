@@ -46,7 +46,7 @@ export interface TenantAuth {
   /** Rotates a refresh token (grace-period races get the identical child). Fails with `invalid_token`. */
   refresh(refreshToken: string, context?: RequestContext): Promise<AuthResult>;
   /** Revokes the session named by an access or refresh token. Fails with `invalid_token`. */
-  logout(token: string): Promise<void>;
+  logout(token: string, context?: RequestContext): Promise<void>;
   /**
    * Verifies an access token (signature, algorithm, type, issuer, audience, expiry) and, when
    * `checkSessionOnVerify` is on, that its session is still active. Fails with `invalid_token`.

@@ -294,6 +294,15 @@ describe('sessions', () => {
     expect(await code(auth.refresh(second.refreshToken))).toBe('invalid_token');
   });
 
+  it('report whole lifetimes when the clock is not on a whole second', async () => {
+    const { auth, clock } = setup();
+    clock.advance(1_234);
+    const r = await auth.register({ email: 'ms@example.com', password: PASSWORD });
+    expect(r.refreshExpiresIn).toBe(604_800);
+    clock.advance(60_500);
+    expect((await auth.refresh(r.refreshToken)).refreshExpiresIn).toBe(604_800);
+  });
+
   it('expire after 7 days without a refresh', async () => {
     const { auth, clock, first } = await registered();
     clock.advance(7 * DAY + 1000);
@@ -319,8 +328,12 @@ describe('sessions', () => {
     await auth.logout(first.refreshToken);
     expect(await code(auth.refresh(first.refreshToken))).toBe('invalid_token');
     const second = await auth.login({ email: 'ada@example.com', password: PASSWORD });
-    await auth.logout(second.accessToken);
+    await auth.logout(second.accessToken, { ipAddress: '198.51.100.4' });
     expect(await code(auth.refresh(second.refreshToken))).toBe('invalid_token');
+    expect(events.filter((e) => e.type === 'logout').at(-1)).toMatchObject({
+      ipAddress: '198.51.100.4',
+      sessionId: second.session.id,
+    });
     expect(await code(auth.logout('garbage'))).toBe('invalid_token');
     expect(events.filter((e) => e.type === 'logout')).toHaveLength(2);
   });

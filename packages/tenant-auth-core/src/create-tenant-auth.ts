@@ -190,8 +190,8 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     register: createRegistration({ store, hasher, policy, sessions, clock, random, emit }),
     login: createLogin({ store, hasher, sessions, dummyHash, throttle, emit }),
     refresh: (refreshToken, context = {}) => sessions.refresh(refreshToken, context, loadUser),
-    async logout(token) {
-      await sessions.logout(token);
+    async logout(token, context = {}) {
+      await sessions.logout(token, context);
     },
     async verifyAccessToken(token) {
       const claims = await tokens.verifyAccessToken(token);

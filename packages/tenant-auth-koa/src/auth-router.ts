@@ -202,7 +202,7 @@ export function createAuthRouter(options: AuthRouterOptions): Router {
     noStore(ctx);
     // Cleared whatever happens next: a client asking to log out must not keep its cookies.
     clearTokenCookies(ctx, cookies);
-    await auth.logout(found.token);
+    await auth.logout(found.token, requestContext(ctx));
     ctx.status = 204;
   });
 

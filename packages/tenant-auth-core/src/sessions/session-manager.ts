@@ -55,7 +55,8 @@ export function createSessionManager(options: SessionManagerOptions) {
       tenantId: session.tenantId,
       sessionId: session.id,
     });
-    const now = clock.now();
+    // Token times are whole seconds; count from the start of this second so a fresh token says 604800.
+    const now = new Date(Math.floor(clock.now().getTime() / 1000) * 1000);
     return {
       user: { id: session.userId, email: user.email, tenantId: session.tenantId },
       session: { id: session.id, expiresAt: session.expiresAt },
@@ -216,7 +217,10 @@ export function createSessionManager(options: SessionManagerOptions) {
     },
 
     /** Revokes the session named by an access or refresh token. */
-    async logout(token: string): Promise<{ userId: string; tenantId: string; sessionId: string }> {
+    async logout(
+      token: string,
+      context: RequestContext = {},
+    ): Promise<{ userId: string; tenantId: string; sessionId: string }> {
       const claims =
         tokenKind(token) === 'refresh'
           ? await tokens.verifyRefreshToken(token)
@@ -225,7 +229,13 @@ export function createSessionManager(options: SessionManagerOptions) {
       if (!session || session.userId !== claims.userId) throw invalidToken();
       await sessionStore.revoke(claims.tenantId, claims.sessionId, clock.now(), { userId: claims.userId });
       activeCache.delete(claims.sessionId);
-      emit({ type: 'logout', userId: claims.userId, tenantId: claims.tenantId, sessionId: claims.sessionId });
+      emit({
+        type: 'logout',
+        userId: claims.userId,
+        tenantId: claims.tenantId,
+        sessionId: claims.sessionId,
+        ipAddress: context.ipAddress ?? null,
+      });
       return claims;
     },
 
