@@ -48,7 +48,12 @@ class TenantAuthMigrator extends Migrator {
     const connection = this.driver.getConnection();
     return connection.transactional(async (trx) => {
       await connection.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY], 'run', trx);
-      return this.up({ transaction: trx });
+      // With a configured default schema the ORM qualifies every table with it, so the (unqualified)
+      // migration SQL must run there too.
+      const schema = this.config.getSchema(true);
+      const inSchema =
+        schema && schema !== this.driver.getPlatform().getDefaultSchemaName() ? { schema } : {};
+      return this.up({ transaction: trx, ...inSchema });
     });
   }
 }

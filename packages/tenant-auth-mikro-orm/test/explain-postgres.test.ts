@@ -67,9 +67,11 @@ describe.skipIf(!TEST_DATABASE_URL)('query plans on PostgreSQL (5,000 sessions, 
     }[];
     userId = user[0]?.id ?? '';
     tenantId = user[0]?.tenant_id ?? '';
-    traced = await openPostgres(db.url, 2, (sql, params) => {
-      captured.push({ sql, params });
-      return sql;
+    traced = await openPostgres(db.url, 2, {
+      onQuery: (sql, params) => {
+        captured.push({ sql, params });
+        return sql;
+      },
     });
   });
 

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { MikroORM as CoreMikroORM } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
 import { tenantAuthEntities } from '../src/tenant-auth-entities.js';
 import { tenantAuthMigrations } from '../src/tenant-auth-migrations.js';
@@ -116,6 +118,50 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
   migrationContract(async () => {
     db = await createTestPostgres();
     return { orm: db.orm, close: () => db.drop() };
+  });
+
+  it("creates the tables in the ORM's configured schema, where the stores then find them", async () => {
+    const fresh = await createTestPostgres();
+    const orm = await openPostgres(fresh.url, 2, { schema: 'auth' });
+    try {
+      expect(await runTenantAuthMigrations(orm)).toEqual([INITIAL]);
+      const tables = (await orm.em.getConnection().execute(
+        `select table_schema || '.' || table_name as name from information_schema.tables
+         where table_name like 'tenant_auth_%' order by 1`,
+        [],
+        'all',
+      )) as { name: string }[];
+      expect(tables.map((t) => t.name)).toEqual([
+        'auth.tenant_auth_migrations',
+        'auth.tenant_auth_session',
+        'auth.tenant_auth_tenant',
+        'auth.tenant_auth_user',
+      ]);
+      expect(await pendingSchemaDiff(orm)).toBe('');
+      const { tenantAuthStore, sessionStore } = createMikroOrmStores(orm);
+      const tenantId = randomUUID();
+      await tenantAuthStore.createTenantWithOwner({
+        tenant: { id: tenantId, slug: 'schema-test', name: 'Schema', createdAt: new Date() },
+        user: {
+          id: randomUUID(),
+          tenantId,
+          email: 'ada@example.com',
+          passwordHash: 'x',
+          createdAt: new Date(),
+        },
+      });
+      expect((await tenantAuthStore.findUserByEmail('ada@example.com'))?.tenantId).toBe(tenantId);
+      expect(
+        await sessionStore.deleteExpired({
+          expiredBefore: new Date(),
+          revokedBefore: new Date(),
+          batchSize: 10,
+        }),
+      ).toBe(0);
+    } finally {
+      await orm.close(true);
+      await fresh.drop();
+    }
   });
 
   it('applies each migration once when several instances start at the same time', async () => {

@@ -46,14 +46,15 @@ export interface TestPostgres {
 export async function openPostgres(
   url: string,
   poolMax = 25,
-  onQuery?: (sql: string, params: readonly unknown[]) => string,
+  options: { onQuery?: (sql: string, params: readonly unknown[]) => string; schema?: string } = {},
 ): Promise<PostgresMikroORM> {
   return PostgresMikroORM.init({
     entities: [...tenantAuthEntities],
     schemaGenerator,
     clientUrl: url,
     pool: { max: poolMax },
-    ...(onQuery === undefined ? {} : { onQuery }),
+    ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }),
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
   });
 }
 
