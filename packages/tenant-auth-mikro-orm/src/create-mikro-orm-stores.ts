@@ -3,7 +3,13 @@ import type { EntityManagerSource } from './entity-manager-source.js';
 import { MikroOrmSessionStore } from './stores/mikro-orm-session-store.js';
 import { MikroOrmTenantAuthStore } from './stores/mikro-orm-tenant-auth-store.js';
 
-/** The stores of tenant-auth on one MikroORM instance. */
+/**
+ * The stores of tenant-auth on one MikroORM instance.
+ *
+ * @example
+ * const stores: MikroOrmStores = createMikroOrmStores(orm);
+ * createTenantAuth({ store: stores.tenantAuthStore, sessionStore: stores.sessionStore, ...options });
+ */
 export interface MikroOrmStores {
   tenantAuthStore: TenantAuthStore;
   sessionStore: SessionStore;

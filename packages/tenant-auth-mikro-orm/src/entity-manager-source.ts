@@ -1,6 +1,11 @@
 import type { EntityManager, EntityName, MikroORM } from '@mikro-orm/core';
 
-/** The application's ORM, or one of its entity managers. The stores fork it for every operation. */
+/**
+ * The application's ORM, or one of its entity managers. The stores fork it for every operation.
+ *
+ * @example
+ * const source: EntityManagerSource = orm; // or orm.em, or a request's em
+ */
 export type EntityManagerSource = MikroORM | EntityManager;
 
 /** @internal The entity manager to fork from. */

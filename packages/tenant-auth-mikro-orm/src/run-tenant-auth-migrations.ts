@@ -3,7 +3,12 @@ import { Migrator } from '@mikro-orm/migrations';
 import { type EntityManagerSource, rootEntityManager } from './entity-manager-source.js';
 import { tenantAuthMigrations } from './tenant-auth-migrations.js';
 
-/** Options of {@link runTenantAuthMigrations}. */
+/**
+ * Options of {@link runTenantAuthMigrations}.
+ *
+ * @example
+ * await runTenantAuthMigrations(orm, { tableName: 'auth_migrations' });
+ */
 export interface TenantAuthMigrationOptions {
   /** Table that records the applied tenant-auth migrations. Default `tenant_auth_migrations`. */
   tableName?: string;

@@ -76,4 +76,31 @@ describe.skipIf(!TEST_DATABASE_URL)('cleanup of 100,000 expired sessions on Post
     expect(await countRows(db.orm, 'tenant_auth_session')).toBe(ACTIVE);
     expect(await countRows(db.orm, `tenant_auth_session where expires_at < '${NOW.toISOString()}'`)).toBe(0);
   }, 120_000);
+
+  it('lets several cleaners run at once without waiting for or double-counting each other', async () => {
+    const conn = db.orm.em.getConnection();
+    await conn.execute(
+      `insert into tenant_auth_session (id, tenant_id, user_id, device_info, created_at, last_used_at, expires_at,
+         absolute_expires_at, refresh_hash, refresh_jti, refresh_issued_at, refresh_expires_at)
+       select gen_random_uuid(), '01943b7e-0000-7000-8000-000000000001', '01943b7e-0000-7000-8000-000000000002', 'bulk',
+         now(), now(), ?::timestamptz - n * interval '1 second', now(), md5(n::text), 'jti', now(), now()
+       from generate_series(1, 20000) n`,
+      [NOW.toISOString()],
+      'run',
+    );
+    const store = new MikroOrmSessionStore(db.orm);
+    const cleaner = async (): Promise<number> => {
+      let total = 0;
+      for (;;) {
+        const deleted = await store.deleteExpired({ expiredBefore: NOW, revokedBefore: NOW, batchSize: 500 });
+        expect(deleted).toBeLessThanOrEqual(500);
+        total += deleted;
+        if (deleted === 0) return total;
+      }
+    };
+    const totals = await Promise.all([cleaner(), cleaner(), cleaner(), cleaner()]);
+    expect(totals.reduce((a, b) => a + b, 0)).toBe(20_000);
+    expect(await countRows(db.orm, `tenant_auth_session where expires_at < '${NOW.toISOString()}'`)).toBe(0);
+    expect(await countRows(db.orm, 'tenant_auth_session')).toBe(ACTIVE);
+  }, 120_000);
 });
