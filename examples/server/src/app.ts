@@ -75,6 +75,13 @@ export function createApp(options: AppOptions): Koa {
   });
 
   app.use(requestLog(logger));
+  app.use(async (ctx, next) => {
+    // An API answers JSON only: no sniffing, no framing, no referrer leaking ids from URLs.
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    await next();
+  });
   app.use(errorHandler({ logger }));
   app.use(corsMiddleware({ origins: config.corsOrigins }));
   app.use(async (ctx, next) => {

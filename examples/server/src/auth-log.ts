@@ -1,4 +1,5 @@
 import type { Logger } from './logger.js';
+import { currentRequest } from './request-log.js';
 
 /** The fields of core's `AuthEvent` the log keeps (ids and the client address; never a secret). */
 export interface LoggableAuthEvent {
@@ -13,18 +14,21 @@ export interface LoggableAuthEvent {
 
 /**
  * An `onEvent` hook for `createTenantAuth` that writes one log line per authentication event. Only the
- * listed fields are copied, so nothing else a future event might carry reaches the log unnoticed.
+ * listed fields are copied, so nothing else a future event might carry reaches the log unnoticed. The
+ * request id and, when the event has none, the client IP come from the request being handled.
  *
  * @example createTenantAuth({ ..., onEvent: authEventLogger(logger) });
  */
 export function authEventLogger(logger: Logger): (event: LoggableAuthEvent) => void {
   return (event) => {
+    const request = currentRequest.getStore();
     const line = {
       event: event.type,
+      requestId: request?.requestId,
       userId: event.userId,
       tenantId: event.tenantId,
       sessionId: event.sessionId,
-      ip: event.ipAddress ?? undefined,
+      ip: event.ipAddress ?? request?.ip,
       reason: event.reason,
       count: event.count,
     };

@@ -1,6 +1,20 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import type { Logger } from './logger.js';
+
+/** What is known about the request being handled, for log lines written deeper down. */
+export interface RequestInfo {
+  requestId: string;
+  ip: string;
+}
+
+/**
+ * The current request, for code that has no `ctx` (such as core's auth event hook).
+ *
+ * @example const ip = currentRequest.getStore()?.ip;
+ */
+export const currentRequest = new AsyncLocalStorage<RequestInfo>();
 
 /**
  * One log line per request: method, path (never the query string, which may hold secrets), status,
@@ -17,7 +31,7 @@ export function requestLog(logger: Logger): Koa.Middleware {
     ctx.set('X-Request-Id', requestId);
     let failed = false;
     try {
-      await next();
+      await currentRequest.run({ requestId, ip: ctx.ip }, next);
     } catch (err) {
       failed = true;
       throw err;

@@ -31,6 +31,22 @@ export interface RunningServer {
   close(): Promise<{ forced: boolean }>;
 }
 
+/** Resolves `true` once the client is ready, `false` after `timeoutMs`. */
+function waitForReady(client: Redis, timeoutMs: number): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      resolve(false);
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    client.once('ready', onReady);
+  });
+}
+
 /** How often expired and long-revoked sessions are deleted. */
 const SESSION_CLEANUP_INTERVAL_MS = 10 * 60_000;
 
@@ -61,16 +77,22 @@ export async function startServer(
 
     let rateLimitStore: RateLimitStore;
     if (config.redisUrl) {
-      redis = new Redis(config.redisUrl, {
-        maxRetriesPerRequest: 1,
-        enableOfflineQueue: false,
-        lazyConnect: true,
+      const client = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+      redis = client;
+      let reported = false;
+      client.on('error', (err: Error) => {
+        // ioredis reconnects by itself; one line per outage, not one per retry.
+        if (!reported) logger.warn({ err: { message: err.message } }, 'redis connection error; retrying');
+        reported = true;
       });
-      redis.on('error', (err: Error) =>
-        logger.warn({ err: { message: err.message } }, 'redis connection error'),
-      );
-      await redis.connect();
-      rateLimitStore = new RedisRateLimitStore({ redis });
+      client.on('ready', () => {
+        if (reported) logger.info({}, 'redis connection restored');
+        reported = false;
+      });
+      // Start even when Redis is down: the auth budget then answers 503 until it is back.
+      const ready = await waitForReady(client, 5000);
+      if (!ready) logger.warn({}, 'redis is not reachable yet; auth routes answer 503 until it is');
+      rateLimitStore = new RedisRateLimitStore({ redis: client });
     } else {
       rateLimitStore = new MemoryRateLimitStore();
     }

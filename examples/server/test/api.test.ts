@@ -464,7 +464,12 @@ describe.each(backends)('the /api/v1 contract on $name', ({ name }) => {
 
   describe('errors', () => {
     it('answers 404 not_found for an unknown route', async () => {
-      expectProblem(await api(url, '/nope'), 404, 'not_found');
+      const r = await api(url, '/nope');
+      expectProblem(r, 404, 'not_found');
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(r.headers.get('x-frame-options')).toBe('DENY');
+      expect(r.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
       expectProblem(await api(url, '/auth/nope', { body: {} }), 404, 'not_found');
     });
 
@@ -595,6 +600,11 @@ describe.each(backends)('the /api/v1 contract on $name', ({ name }) => {
         headers: { cookie: `refresh_token=${login.body.refreshToken}`, origin: 'http://localhost:3000' },
       });
       await api(url, `/health?token=${refreshed.body.accessToken}`, { token: refreshed.body.accessToken });
+      const revoke = await api(url, `/sessions/${reg.body.session.id}`, {
+        method: 'DELETE',
+        token: refreshed.body.accessToken,
+      });
+      expect(revoke.status).toBe(204);
       await api(url, '/auth/logout', { method: 'POST', token: refreshed.body.accessToken });
       const lines = server.logs.slice(before);
       const text = lines.join('\n');
@@ -616,7 +626,7 @@ describe.each(backends)('the /api/v1 contract on $name', ({ name }) => {
       expect(text).not.toMatch(/\$2[aby]\$\d\d\$/);
       const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
       const requests = parsed.filter((l) => l.event === 'request');
-      expect(requests).toHaveLength(6);
+      expect(requests).toHaveLength(7);
       expect(requests[0]).toMatchObject({
         method: 'POST',
         path: '/api/v1/auth/register',
@@ -641,7 +651,26 @@ describe.each(backends)('the /api/v1 contract on $name', ({ name }) => {
         sessionId: login.body.session.id,
         tenantId: reg.body.user.tenantId,
       });
-      expect(event('logout')).toMatchObject({ sessionId: login.body.session.id });
+      expect(event('logout')).toMatchObject({ sessionId: login.body.session.id, ip: requests[6]?.ip });
+      expect(event('session_revoked')).toMatchObject({
+        userId: reg.body.user.id,
+        tenantId: reg.body.user.tenantId,
+        sessionId: reg.body.session.id,
+        ip: requests[5]?.ip,
+      });
+      // Every auth event names the request it happened in.
+      const byType: [string, number][] = [
+        ['registered', 0],
+        ['login_succeeded', 1],
+        ['login_failed', 2],
+        ['refreshed', 3],
+        ['session_revoked', 5],
+        ['logout', 6],
+      ];
+      for (const [type, index] of byType) {
+        expect(event(type)?.requestId, type).toBe(requests[index]?.requestId);
+      }
+      expect(new Set(requests.map((r) => r.requestId)).size).toBe(7);
     });
   });
 });

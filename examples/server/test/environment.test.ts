@@ -3,12 +3,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from 'tenant-auth-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startServer } from '../src/server.js';
 import { api, PASSWORD, setCookies, uniqueEmail } from './helpers/http.js';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';
+import {
+  createTestDatabase,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+  type TestDatabase,
+} from './helpers/postgres.js';
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
 import { startTestServer, TEST_SECRETS, type TestServer } from './helpers/test-server.js';
 
@@ -358,5 +363,76 @@ describe('GET /health when the database goes away', () => {
         (await api(server.baseUrl, '/auth/login', { body: { email: reg.email, password: PASSWORD } })).status,
       ).toBe(200);
     });
+  });
+});
+
+describe.skipIf(!TEST_REDIS_URL)('rate limits on Redis when Redis goes away', () => {
+  let proxy: TcpProxy;
+  beforeAll(async () => {
+    const target = new URL(TEST_REDIS_URL as string);
+    proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+  });
+  afterAll(() => proxy?.close());
+
+  it('refuses auth routes with 503 (fail closed), keeps other routes up, and recovers by itself', async () => {
+    const viaProxy = new URL(TEST_REDIS_URL as string);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const server = await start({ REDIS_URL: viaProxy.toString(), TRUST_PROXY: '1' });
+    const headers = { 'x-forwarded-for': `192.0.2.${Math.floor(Math.random() * 250) + 1}` };
+    const reg = await api<Tokens>(server.baseUrl, '/auth/register', {
+      body: { email: uniqueEmail('redis'), password: PASSWORD },
+      headers,
+    });
+    expect(reg.status).toBe(201);
+
+    await proxy.down();
+    const refused = await api<Record<string, unknown>>(server.baseUrl, '/auth/refresh', {
+      body: { refreshToken: reg.body.refreshToken },
+      headers,
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ code: 'unavailable' });
+    expect(refused.headers.get('retry-after')).not.toBeNull();
+    expect(JSON.stringify(refused.body)).not.toMatch(/ECONN|redis|127\.0\.0\.1/i);
+    expect((await api(server.baseUrl, '/health', { token: reg.body.accessToken, headers })).status).toBe(200);
+
+    await proxy.up();
+    await vi.waitFor(
+      async () => {
+        const r = await api(server.baseUrl, '/auth/refresh', {
+          body: { refreshToken: reg.body.refreshToken },
+          headers,
+        });
+        expect(r.status).toBe(200);
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+  });
+});
+
+describe('session cleanup', () => {
+  it('is scheduled every 10 minutes and deletes expired sessions', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const clock = new ManualClock(Date.now());
+      const server = await start({}, clock);
+      await register(server.baseUrl);
+      const connection = server.database.orm.em.getConnection();
+      const count = async () => {
+        const rows = await connection.execute<{ n: number }[]>(
+          'select count(*)::int as n from tenant_auth_session',
+        );
+        return rows[0]?.n;
+      };
+      expect(await count()).toBe(1);
+      clock.advance(31 * 86_400_000);
+      vi.advanceTimersByTime(10 * 60_000 - 1);
+      expect(await count()).toBe(1);
+      vi.advanceTimersByTime(1);
+      await vi.waitFor(async () => expect(await count()).toBe(0), { timeout: 5000, interval: 20 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
