@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/pglite';
 import { runStoreConformance } from 'tenant-auth-core/testing';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
 import { openPglite, truncateTenantAuth } from './support/databases.js';
@@ -18,6 +18,7 @@ afterAll(async () => {
 });
 
 runStoreConformance({
+  test: { describe, it, expect, beforeEach, afterEach },
   name: 'mikro-orm (PGlite in memory)',
   createStores: async () => {
     await truncateTenantAuth(orm);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/pglite';
 import { runStoreConformance } from 'tenant-auth-core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
 import { openPglite, truncateTenantAuth } from './support/databases.js';
@@ -23,6 +23,7 @@ afterAll(async () => {
 });
 
 runStoreConformance({
+  test: { describe, it, expect, beforeEach, afterEach },
   name: 'mikro-orm (PGlite persisted to a folder)',
   createStores: async () => {
     await truncateTenantAuth(orm);

@@ -1,5 +1,5 @@
 import { runStoreConformance } from 'tenant-auth-core/testing';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
 import {
@@ -23,6 +23,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL', () => {
   });
 
   runStoreConformance({
+    test: { describe, it, expect, beforeEach, afterEach },
     name: 'mikro-orm (PostgreSQL)',
     createStores: async () => {
       await truncateTenantAuth(db.orm);
