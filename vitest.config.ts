@@ -42,6 +42,7 @@ export default defineConfig({
         test: { name: 'redis', include: ['packages/tenant-auth-redis/{src,test}/**/*.test.ts'] },
       },
       { extends: true, test: { name: 'server', include: ['examples/server/{src,test}/**/*.test.ts'] } },
+      { extends: true, test: { name: 'browser', include: ['examples/browser-e2e/test/**/*.test.ts'] } },
     ],
   },
 });
