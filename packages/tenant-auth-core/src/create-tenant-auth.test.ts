@@ -268,6 +268,18 @@ describe('login', () => {
     );
     limited.clock.advance(61_000);
     expect(await code(limited.auth.login({ email: 'ada@example.com', password: PASSWORD }))).toBe('ok');
+    // Parallel guesses are counted before the password check: at most maxFailures reach it.
+    const parallel = setup({
+      loginThrottle: { store: new MemoryRateLimitStore(), maxFailures: 10, windowSeconds: 60 },
+    });
+    await parallel.auth.register({ email: 'ada@example.com', password: PASSWORD });
+    const guesses = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        code(parallel.auth.login({ email: 'ada@example.com', password: 'wrong' })),
+      ),
+    );
+    expect(guesses.filter((c) => c === 'invalid_credentials')).toHaveLength(10);
+    expect(guesses.filter((c) => c === 'rate_limited')).toHaveLength(90);
     // Without a throttle store, failures are never counted.
     await auth.register({ email: 'ada@example.com', password: PASSWORD });
     for (let i = 0; i < 5; i++) await code(auth.login({ email: 'ada@example.com', password: 'wrong' }));

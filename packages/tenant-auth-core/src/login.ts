@@ -26,11 +26,11 @@ export function createLogin(deps: LoginDeps) {
   return async function login(input: unknown, context: RequestContext = {}): Promise<AuthResult> {
     const body = parseInput(loginInputSchema, input);
     const email = normalizeEmail(body.email);
-    await throttle?.assertAllowed(email);
+    // Counted before the password check, atomically: parallel guesses cannot all pass a read-only check.
+    await throttle?.attempt(email);
     const user = await store.findUserByEmail(email);
     const ok = await hasher.verify(body.password, user?.passwordHash ?? (await dummyHash()));
     if (!user || !ok) {
-      await throttle?.recordFailure(email);
       emit({
         type: 'login_failed',
         ...(user ? { userId: user.id, tenantId: user.tenantId } : {}),

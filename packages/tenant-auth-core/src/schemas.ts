@@ -8,7 +8,7 @@ export const registerInputSchema = z
     email: z
       .string()
       .meta({ description: 'Email address; normalised by trimming and lower-casing.', format: 'email' }),
-    password: z.string().meta({ description: 'Password; see the password policy.' }),
+    password: z.string().max(1024).meta({ description: 'Password; see the password policy.' }),
     tenantName: z
       .string()
       .trim()

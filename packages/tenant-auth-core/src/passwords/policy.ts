@@ -127,9 +127,24 @@ function personalInfo(context: PasswordContext, minLength: number): Set<string> 
   return out;
 }
 
-/** Trailing (or leading) characters that are not letters: digits, symbols, spaces. */
-const TRAILING_NON_LETTERS = /[^\p{L}]+$/u;
-const LEADING_NON_LETTERS = /^[^\p{L}]+/u;
+const LETTER = /^\p{L}$/u;
+
+/**
+ * `s` without its leading and/or trailing non-letters (digits, symbols, spaces). A linear scan over code
+ * points: a regex such as `/[^\p{L}]+$/u` backtracks quadratically on a long run of non-letters followed
+ * by a letter, which let one registration request block the event loop for seconds.
+ */
+function stripNonLetters(s: string, side: 'leading' | 'trailing'): string {
+  const chars = [...s];
+  if (side === 'leading') {
+    let start = 0;
+    while (start < chars.length && !LETTER.test(chars[start] ?? '')) start++;
+    return chars.slice(start).join('');
+  }
+  let end = chars.length;
+  while (end > 0 && !LETTER.test(chars[end - 1] ?? '')) end--;
+  return chars.slice(0, end).join('');
+}
 
 /**
  * Whether the password, folded, is on the list, also after dropping any number of its trailing
@@ -139,9 +154,9 @@ const LEADING_NON_LETTERS = /^[^\p{L}]+/u;
  */
 function isCommon(password: string, list: ReadonlySet<string>, longestEntry: number): boolean {
   const folded = fold(password);
-  const leadingStripped = folded.replace(LEADING_NON_LETTERS, '');
+  const leadingStripped = stripNonLetters(folded, 'leading');
   for (const candidate of leadingStripped === folded ? [folded] : [folded, leadingStripped]) {
-    const base = candidate.replace(TRAILING_NON_LETTERS, '').length;
+    const base = stripNonLetters(candidate, 'trailing').length;
     // Prefixes from the whole candidate down to its letters-ending base (or the first character when
     // it has no letters at all), never longer than the longest entry: bounded work for any input.
     for (let end = Math.min(candidate.length, longestEntry); end >= Math.max(base, 1); end--) {
@@ -195,7 +210,8 @@ export function createPasswordPolicy(options: PasswordPolicyOptions = {}): Passw
         errors.push(fieldError('too_short', `The password must be at least ${minLength} characters long.`));
       }
       if (length > maxLength) {
-        errors.push(fieldError('too_long', `The password must be at most ${maxLength} characters long.`));
+        // Nothing else is worth checking, and no other rule should spend time on an oversized input.
+        return [fieldError('too_long', `The password must be at most ${maxLength} characters long.`)];
       }
       if (characterClasses(password) < minCharacterClasses) {
         errors.push(

@@ -111,4 +111,19 @@ describe('createLoginThrottle', () => {
     await expect(open.assertAllowed('a@example.com')).resolves.toBeUndefined();
     await expect(open.recordFailure('a@example.com')).resolves.toBeUndefined();
   });
+
+  it('attempt counts and checks in one operation, so parallel attempts cannot slip past the limit', async () => {
+    const throttle = createLoginThrottle({ store, maxFailures: 10, windowMs: MINUTE, clock });
+    const results = await Promise.allSettled(
+      Array.from({ length: 100 }, () => throttle.attempt('victim@example.com')),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+    const refused = results.filter((r) => r.status === 'rejected');
+    expect(refused).toHaveLength(90);
+    expect(refused.every((r) => r.status === 'rejected' && isTenantAuthError(r.reason, 'rate_limited'))).toBe(
+      true,
+    );
+    clock.advance(MINUTE + 1_000);
+    await expect(throttle.attempt('victim@example.com')).resolves.toBeUndefined();
+  });
 });

@@ -43,6 +43,14 @@ export interface LoginThrottle {
   assertAllowed(normalisedEmail: string): Promise<void>;
   /** Counts one failure. Call it after every `invalid_credentials`, for unknown emails too. */
   recordFailure(normalisedEmail: string): Promise<void>;
+  /**
+   * Counts one login attempt and refuses it with `rate_limited` when the email already had `maxFailures`
+   * attempts in the window, in ONE atomic store operation. Call it before checking the password.
+   * Prefer it to `assertAllowed` + `recordFailure`: those are two operations, and concurrent requests
+   * all pass the check before any failure is recorded (100 parallel guesses against a limit of 10).
+   * Successful logins count as attempts too; a person rarely logs in ten times a minute.
+   */
+  attempt(normalisedEmail: string): Promise<void>;
 }
 
 /**
@@ -92,6 +100,18 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
     },
     async recordFailure(normalisedEmail) {
       await limiter.consume(keyOf(normalisedEmail), 1);
+    },
+    async attempt(normalisedEmail) {
+      const result = await limiter.consume(keyOf(normalisedEmail), 1);
+      if (!result.allowed) {
+        throw new TenantAuthError(
+          'rate_limited',
+          'Too many login attempts for this account; try again later.',
+          {
+            retryAfterSeconds: result.retryAfterSeconds,
+          },
+        );
+      }
     },
   };
 }
