@@ -33,16 +33,36 @@ export function importSecret(secret: string | Uint8Array, name: string): KeyObje
 }
 
 function importAsymmetric(material: KeyMaterial, kind: 'private' | 'public'): KeyObject {
-  if (
+  const isKeyObject =
     typeof material === 'object' &&
     'type' in material &&
     typeof material.type === 'string' &&
-    'export' in material
-  ) {
-    return material as KeyObject;
+    'export' in material;
+  if (kind === 'private') {
+    if (isKeyObject) {
+      if ((material as KeyObject).type !== 'private')
+        throw new TypeError('a private key is required to sign');
+      return material as KeyObject;
+    }
+    return typeof material === 'string'
+      ? createPrivateKey(material)
+      : createPrivateKey({ key: material as never, format: 'jwk' });
   }
-  const create = kind === 'private' ? createPrivateKey : createPublicKey;
-  return typeof material === 'string' ? create(material) : create({ key: material as never, format: 'jwk' });
+  // Always derive the public half: handed a private key by mistake, the JWKS must still publish only
+  // the public key (createPublicKey of a private key derives it).
+  if (isKeyObject) {
+    const key = material as KeyObject;
+    if (key.type === 'public') return key;
+    if (key.type === 'private') return createPublicKey(key);
+    throw new TypeError('an asymmetric key is required');
+  }
+  return typeof material === 'string'
+    ? createPublicKey(material)
+    : createPublicKey({ key: material as never, format: 'jwk' });
+}
+
+function samePublicKey(a: KeyObject, b: KeyObject): boolean {
+  return a.export({ format: 'der', type: 'spki' }).equals(b.export({ format: 'der', type: 'spki' }));
 }
 
 function checkKeyFits(key: KeyObject, algorithm: AsymmetricAlgorithm, kid: string): void {
@@ -93,6 +113,9 @@ export function importAccessKeys(options: AccessTokenKeyOptions): ImportedAccess
       if (!pair.privateKey) throw new TypeError(`the signing key "${pair.kid}" has no private key`);
       signingKey = importAsymmetric(pair.privateKey, 'private');
       checkKeyFits(signingKey, algorithm, pair.kid);
+      if (!samePublicKey(createPublicKey(signingKey), publicKey)) {
+        throw new TypeError(`the private and public keys of "${pair.kid}" do not belong together`);
+      }
     }
   }
   if (!signingKey) throw new TypeError(`no key pair has the signing kid "${signingKid}"`);

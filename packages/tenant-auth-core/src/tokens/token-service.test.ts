@@ -222,6 +222,35 @@ describe('asymmetric access tokens', () => {
     await expectInvalid(tokens.verifyAccessToken(confused));
   });
 
+  it('publish only the public half even when handed a private key as the public one', async () => {
+    const kp = generateKeyPairSync('ed25519');
+    const { tokens } = make({
+      accessToken: {
+        algorithm: 'EdDSA',
+        keys: [{ kid: 'k', privateKey: kp.privateKey, publicKey: kp.privateKey }],
+      },
+    });
+    const { keys } = await tokens.jwks();
+    expect(keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: 'k' });
+    expect(keys[0]).not.toHaveProperty('d');
+    await expect(tokens.verifyAccessToken((await tokens.signAccessToken(ids)).token)).resolves.toMatchObject(
+      ids,
+    );
+  });
+
+  it('refuse a signing pair whose halves do not belong together', () => {
+    const a = generateKeyPairSync('ed25519');
+    const b = generateKeyPairSync('ed25519');
+    expect(() =>
+      make({
+        accessToken: {
+          algorithm: 'EdDSA',
+          keys: [{ kid: 'k', privateKey: a.privateKey, publicKey: b.publicKey }],
+        },
+      }),
+    ).toThrow(/belong together/);
+  });
+
   it('refuse a key of the wrong type for the algorithm', () => {
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     expect(() =>
