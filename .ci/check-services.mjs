@@ -45,8 +45,17 @@ function checkPostgres(raw) {
         const type = String.fromCharCode(buf[offset]);
         const len = buf.readInt32BE(offset + 1);
         if (buf.length < offset + 1 + len) return;
-        if (type === 'E') return done(new Error(buf.subarray(offset + 5, offset + 1 + len).toString().replace(/\0/g, ' ')));
-        if (type === 'R' && buf.readInt32BE(offset + 5) !== 0) return done(new Error('server asks for a password (expected trust auth)'));
+        if (type === 'E')
+          return done(
+            new Error(
+              buf
+                .subarray(offset + 5, offset + 1 + len)
+                .toString()
+                .replace(/\0/g, ' '),
+            ),
+          );
+        if (type === 'R' && buf.readInt32BE(offset + 5) !== 0)
+          return done(new Error('server asks for a password (expected trust auth)'));
         if (type === 'Z') return done(null, 'ready');
         offset += 1 + len;
       }

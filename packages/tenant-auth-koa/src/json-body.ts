@@ -93,12 +93,19 @@ export function jsonBody(options: JsonBodyOptions = {}): Middleware {
   if (!Number.isInteger(limit) || limit <= 0) throw new TypeError('limitBytes must be a positive integer');
   const parser = bodyParser({ enableTypes: ['json'], jsonLimit: `${limit}b`, strict: true });
   return async (ctx: Context, next: Next) => {
-    if (ctx.request.body !== undefined) return next();
     const contentType = ctx.get('content-type');
     const { type, utf8 } = parseContentType(contentType);
     const isJson = type === 'application/json';
+    // Checked even when an earlier parser (the application's own) already read a form: a cross-site
+    // form post must never reach a handler.
     if (isUnsafeMethod(ctx.method) && (hasBody(ctx) || contentType !== '') && (!isJson || !utf8)) {
       throw new TenantAuthError('unsupported_media_type', 'The request body must be application/json.');
+    }
+    if (ctx.request.body !== undefined) {
+      if (hasForbiddenKey(ctx.request.body)) {
+        throw new TenantAuthError('invalid_json', 'The request body holds a forbidden key.');
+      }
+      return next();
     }
     if (!isJson || !hasBody(ctx)) {
       ctx.request.body = {};

@@ -631,3 +631,29 @@ describe('client address', () => {
     expect(current.ipAddress).toBe('198.51.100.9');
   });
 });
+
+describe('an application body parser in front', () => {
+  it('still refuses cross-site forms and forbidden keys that it parsed first', async () => {
+    const { default: bodyParser } = await import('koa-bodyparser');
+    const local = createTestAuth();
+    const app = new Koa();
+    app.use(bodyParser({ enableTypes: ['json', 'form', 'text'] }));
+    createTenantAuthKoa({ auth: local.auth, logger: { error: () => {} } }).mount(app);
+    server = await listen(app);
+    const running = server;
+    const form = await fetch(`${running.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      body: new URLSearchParams({ email: 'ada@example.com', password: 'whatever' }),
+    });
+    expect(form.status).toBe(415);
+    expect(form.headers.get('set-cookie')).toBeNull();
+    const polluted = await fetch(`${running.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":"a@example.com","password":"x","constructor":{"prototype":{"admin":true}}}',
+    });
+    expect(polluted.status).toBe(400);
+    expect(((await polluted.json()) as { code: string }).code).toBe('invalid_json');
+  });
+});
