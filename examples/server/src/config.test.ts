@@ -80,6 +80,9 @@ describe('parseConfig', () => {
     });
     expect(parseConfig({ DATABASE_URL: 'memory:' }).database).toEqual({ kind: 'memory' });
     expect(parseConfig({ DATABASE_URL: 'postgresql://db/app' }).database.kind).toBe('postgres');
+    expect(parseConfig({ DATABASE_URL: 'postgresql:///app?host=/var/run/postgresql' }).database.kind).toBe(
+      'postgres',
+    );
     expect(parseConfig({ DATA_DIR: 'rel', DATABASE_URL: '' }, { cwd: '/srv' }).database).toEqual({
       kind: 'pglite',
       dataDir: '/srv/rel/pglite',
@@ -111,6 +114,8 @@ describe('parseConfig', () => {
     [{ PORT: '1.5' }, 'PORT', /integer/],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV', /development, production or test/],
     [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL', /postgres:\/\//],
+    [{ DATABASE_URL: 'postgres://' }, 'DATABASE_URL', /with a host/],
+    [{ DATABASE_URL: 'postgres://u:p@ss word@/db' }, 'DATABASE_URL', /^(?!.*ss word)/],
     [{ JWT_SECRET: 'short', JWT_REFRESH_SECRET: REFRESH }, 'JWT_SECRET', /at least 32 bytes \(got 5\)/],
     [{ ...production, JWT_REFRESH_SECRET: 'short' }, 'JWT_REFRESH_SECRET', /at least 32 bytes/],
     [{ ...production, JWT_REFRESH_SECRET: SECRET }, 'JWT_REFRESH_SECRET', /must differ from JWT_SECRET/],
@@ -133,6 +138,7 @@ describe('parseConfig', () => {
     [{ TRUST_PROXY: '-1' }, 'TRUST_PROXY', /integer from 0/],
     [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY', /integer/],
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL', /redis:\/\//],
+    [{ REDIS_URL: 'redis://' }, 'REDIS_URL', /with a host/],
     [{ RATE_LIMIT_WINDOW_SECONDS: '0' }, 'RATE_LIMIT_WINDOW_SECONDS', /integer from 1/],
     [{ RATE_LIMIT_AUTH_MAX: 'ten' }, 'RATE_LIMIT_AUTH_MAX', /integer/],
     [{ RATE_LIMIT_MAX: '0' }, 'RATE_LIMIT_MAX', /integer from 1/],

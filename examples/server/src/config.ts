@@ -125,6 +125,17 @@ function originProblem(entry: string): string | null {
   return null;
 }
 
+/** Whether `value` parses as a URL with one of `protocols` and a host. */
+function isUrl(value: string, protocols: string[]): boolean {
+  try {
+    const url = new URL(value);
+    // `postgresql:///db?host=/var/run/postgresql` names a Unix socket instead of a host.
+    return protocols.includes(url.protocol) && (url.hostname !== '' || url.searchParams.has('host'));
+  } catch {
+    return false;
+  }
+}
+
 const schema = z.object({
   PORT: integer('PORT', 0, 65535, 4000),
   NODE_ENV: z.preprocess(
@@ -132,9 +143,10 @@ const schema = z.object({
     z.enum(['development', 'production', 'test'], { error: 'must be development, production or test' }),
   ),
   DATA_DIR: optionalString,
+  // The messages never repeat the value: it may hold a password.
   DATABASE_URL: optionalString.refine(
-    (v) => v === undefined || v === 'memory:' || /^postgres(ql)?:\/\/./.test(v),
-    'must be unset (embedded PGlite), memory: (in-memory PGlite) or a postgres:// or postgresql:// URL',
+    (v) => v === undefined || v === 'memory:' || isUrl(v, ['postgres:', 'postgresql:']),
+    'must be unset (embedded PGlite), memory: (in-memory PGlite) or a postgres:// or postgresql:// URL with a host',
   ),
   JWT_SECRET: optionalString,
   JWT_REFRESH_SECRET: optionalString,
@@ -147,8 +159,8 @@ const schema = z.object({
   CORS_ORIGINS: optionalString,
   TRUST_PROXY: integer('TRUST_PROXY', 0, 32, 0),
   REDIS_URL: optionalString.refine(
-    (v) => v === undefined || /^rediss?:\/\/./.test(v),
-    'must be a redis:// or rediss:// URL',
+    (v) => v === undefined || isUrl(v, ['redis:', 'rediss:']),
+    'must be a redis:// or rediss:// URL with a host',
   ),
   RATE_LIMIT_WINDOW_SECONDS: integer('RATE_LIMIT_WINDOW_SECONDS', 1, 86_400, 60),
   RATE_LIMIT_AUTH_MAX: integer('RATE_LIMIT_AUTH_MAX', 1, 1_000_000, 10),
