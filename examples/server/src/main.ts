@@ -37,11 +37,13 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    // close() stops accepting synchronously, so by the time this line is read the port is closed.
+    const closed = server.close();
     logger.info(
       { signal, deadlineMs: config.shutdownTimeoutMs },
       'shutting down: finishing in-flight requests',
     );
-    server.close().then(
+    closed.then(
       ({ forced }) => {
         logger.info({ forced }, forced ? 'shut down (connections closed at the deadline)' : 'shut down');
         process.exit(0);
