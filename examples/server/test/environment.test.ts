@@ -23,6 +23,9 @@ interface Tokens {
   session: { id: string };
 }
 
+// Most tests start servers of their own (PGlite takes a moment on a busy CI machine).
+vi.setConfig({ testTimeout: 120_000 });
+
 const open: TestServer[] = [];
 async function start(env: Record<string, string> = {}, clock?: ManualClock): Promise<TestServer> {
   const server = await startTestServer(env, clock ? { clock } : {});

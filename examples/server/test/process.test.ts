@@ -10,7 +10,8 @@ import { TEST_SECRETS } from './helpers/test-server.js';
 
 const BASE_ENV = { DATABASE_URL: 'memory:', PORT: '0', BCRYPT_COST: '4', ...TEST_SECRETS };
 
-describe('the server process', () => {
+// Child processes start slowly on a busy CI machine (tsx, PGlite, migrations): generous limits.
+describe('the server process', { timeout: 120_000 }, () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ta-server-process-'));
