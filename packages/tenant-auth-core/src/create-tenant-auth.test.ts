@@ -315,6 +315,21 @@ describe('sessions', () => {
     expect((await auth.refresh(r.refreshToken)).refreshExpiresIn).toBe(604_800);
   });
 
+  it('report a whole lifetime even when a second passes while the token is signed', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    // Every read of the clock moves it on by half a second: signing crosses into the next second.
+    const ticking = {
+      now: () => {
+        clock.advance(500);
+        return clock.now();
+      },
+    };
+    const { auth, events } = setup({ clock: ticking });
+    const r = await auth.register({ email: 'tick@example.com', password: PASSWORD });
+    expect(r.refreshExpiresIn).toBe(604_800);
+    expect(events.find((e) => e.type === 'registered')).toMatchObject({ sessionId: r.session.id });
+  });
+
   it('expire after 7 days without a refresh', async () => {
     const { auth, clock, first } = await registered();
     clock.advance(7 * DAY + 1000);

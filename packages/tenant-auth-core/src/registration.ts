@@ -61,13 +61,14 @@ export function createRegistration(deps: RegistrationDeps) {
           tenant: { id: tenantId, slug, name: tenantName, createdAt: now },
           user: { id: uuidv7(clock, random), tenantId, email: email.email, passwordHash, createdAt: now },
         });
+        const result = await sessions.start(user, context, body.deviceInfo);
         emit({
           type: 'registered',
           userId: user.id,
           tenantId: tenant.id,
+          sessionId: result.session.id,
           ipAddress: context.ipAddress ?? null,
         });
-        const result = await sessions.start(user, context, body.deviceInfo);
         return { ...result, tenant };
       } catch (err) {
         if (isTenantAuthError(err, 'email_taken')) throw emailTaken();

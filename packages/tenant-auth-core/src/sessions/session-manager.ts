@@ -49,14 +49,16 @@ export function createSessionManager(options: SessionManagerOptions) {
     session: Session,
     user: { id: string; email: string },
     refreshToken: string,
+    fresh: boolean,
   ): Promise<AuthResult> {
     const { token: accessToken } = await tokens.signAccessToken({
       userId: session.userId,
       tenantId: session.tenantId,
       sessionId: session.id,
     });
-    // Token times are whole seconds; count from the start of this second so a fresh token says 604800.
-    const now = new Date(Math.floor(clock.now().getTime() / 1000) * 1000);
+    // A token issued by this call lives its whole lifetime (measured from its own iat, so a second
+    // boundary passing while we sign cannot turn 604800 into 604799); a re-issued one what is left of it.
+    const from = fresh ? session.refreshIssuedAt : new Date(Math.floor(clock.now().getTime() / 1000) * 1000);
     return {
       user: { id: session.userId, email: user.email, tenantId: session.tenantId },
       session: { id: session.id, expiresAt: session.expiresAt },
@@ -64,7 +66,7 @@ export function createSessionManager(options: SessionManagerOptions) {
       refreshToken,
       tokenType: 'Bearer',
       expiresIn: tokens.accessTokenTtlSeconds,
-      refreshExpiresIn: secondsBetween(session.refreshExpiresAt, now),
+      refreshExpiresIn: secondsBetween(session.refreshExpiresAt, from),
     };
   }
 
@@ -111,7 +113,7 @@ export function createSessionManager(options: SessionManagerOptions) {
       sessionId: session.id,
       ipAddress: context.ipAddress ?? null,
     });
-    return respond(session, { id: session.userId, email: user.email }, child);
+    return respond(session, { id: session.userId, email: user.email }, child, false);
   }
 
   const withinGrace = (session: Session, now: Date) =>
@@ -154,7 +156,7 @@ export function createSessionManager(options: SessionManagerOptions) {
         previousRefreshHash: null,
         rotatedAt: null,
       });
-      return respond(session, user, refreshToken);
+      return respond(session, user, refreshToken, true);
     },
 
     /**
@@ -186,10 +188,11 @@ export function createSessionManager(options: SessionManagerOptions) {
         const expiresAt = nextExpiry(now, session.absoluteExpiresAt);
         const fields = { ...refreshFieldsOf(session), jti: tokens.newJti(), issuedAt: now, expiresAt };
         const child = await tokens.signRefreshToken(fields);
+        const refreshIssuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
         const won = await sessionStore.rotate(session.tenantId, session.id, hash, {
           refreshHash: hashRefreshToken(child),
           refreshJti: fields.jti,
-          refreshIssuedAt: new Date(Math.floor(now.getTime() / 1000) * 1000),
+          refreshIssuedAt,
           refreshExpiresAt: expiresAt,
           expiresAt,
           lastUsedAt: now,
@@ -203,7 +206,12 @@ export function createSessionManager(options: SessionManagerOptions) {
             sessionId: session.id,
             ipAddress: context.ipAddress ?? null,
           });
-          return respond({ ...session, expiresAt, refreshExpiresAt: expiresAt }, user, child);
+          return respond(
+            { ...session, expiresAt, refreshExpiresAt: expiresAt, refreshIssuedAt },
+            user,
+            child,
+            true,
+          );
         }
         // Lost the race: somebody rotated this very token a moment ago. Read what they stored.
         session = await sessionStore.findById(session.tenantId, session.id);
