@@ -62,6 +62,7 @@ export function createApp(options: AppOptions): Koa {
     cookies: { secureNames: config.production },
     allowedOrigins: config.corsOrigins,
     health: {
+      retryAfterSeconds: HEALTH_RETRY_AFTER_SECONDS,
       ping: async () => {
         try {
           await options.ping();
@@ -84,11 +85,6 @@ export function createApp(options: AppOptions): Koa {
   });
   app.use(errorHandler({ logger }));
   app.use(corsMiddleware({ origins: config.corsOrigins }));
-  app.use(async (ctx, next) => {
-    await next();
-    if (ctx.status === 503 && ctx.path === '/api/v1/health')
-      ctx.set('Retry-After', String(HEALTH_RETRY_AFTER_SECONDS));
-  });
   app.use(rateLimit({ auth: authLimiter, general: generalLimiter, prefix: '/api/v1' }));
   app.use(router.routes());
   app.use(router.allowedMethods());
