@@ -46,6 +46,11 @@ describe('toStoreError', () => {
     expect(toStoreError(pgError({ code: '57P01' })).code).toBe('unavailable'); // admin shutdown
     expect(toStoreError(pgError({ code: '53300' })).code).toBe('unavailable'); // too many connections
     expect(toStoreError(new Error('timeout exceeded when trying to connect')).code).toBe('unavailable');
+    const refusing = Object.assign(new Error('database "app" is not currently accepting connections'), {
+      code: '55000',
+    });
+    expect(toStoreError(refusing).code).toBe('unavailable'); // ALTER DATABASE ... ALLOW_CONNECTIONS false
+    expect(toStoreError(pgError({ code: '55000' })).code).toBe('internal_error');
   });
 
   it('maps anything else to internal_error', () => {

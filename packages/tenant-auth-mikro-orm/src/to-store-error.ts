@@ -40,6 +40,12 @@ function isUnavailableSqlState(state: string): boolean {
   );
 }
 
+/**
+ * SQLSTATE 55000 (object_not_in_prerequisite_state) is a connection refusal only with this message:
+ * `ALTER DATABASE ... ALLOW_CONNECTIONS false`, as during maintenance.
+ */
+const NOT_ACCEPTING_CONNECTIONS = /is not currently accepting connections/i;
+
 /** Messages of pool or client errors that carry no code (pg-pool, kysely, PGlite). */
 const UNAVAILABLE_MESSAGE =
   /timeout exceeded when trying to connect|connection terminated|connection timeout|client has encountered a connection error|pglite is closed|driver has already been destroyed|cannot use a pool after calling end/i;
@@ -60,6 +66,7 @@ function isUnavailable(err: object): boolean {
   const code = codeOf(err);
   if (code !== undefined && (CONNECTION_ERROR_CODES.has(code) || isUnavailableSqlState(code))) return true;
   const message = (err as { message?: unknown }).message;
+  if (code === '55000' && typeof message === 'string' && NOT_ACCEPTING_CONNECTIONS.test(message)) return true;
   if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
   // AggregateError from a dual-stack connect attempt, or an error wrapped by a pool.
   const nested = (err as { errors?: unknown; cause?: unknown }).errors ?? [
