@@ -13,21 +13,28 @@ export type { PasswordHasher, PasswordHasherOptions, PasswordHasherStats } from 
 export { createPasswordHasher, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from './passwords/hasher.js';
 export type { PasswordContext, PasswordPolicy, PasswordPolicyOptions } from './passwords/policy.js';
 export { createPasswordPolicy } from './passwords/policy.js';
-export type { ClientIpKeyOptions } from './rate-limit/client-ip-key.js';
-export { clientIpKey, UNKNOWN_IP_KEY } from './rate-limit/client-ip-key.js';
-export { RATE_LIMIT_DEFAULTS } from './rate-limit/defaults.js';
-export type { LoginThrottle, LoginThrottleOptions } from './rate-limit/login-throttle.js';
-export { createLoginThrottle } from './rate-limit/login-throttle.js';
-export type { MemoryRateLimitStoreOptions } from './rate-limit/memory-rate-limit-store.js';
-export { MemoryRateLimitStore } from './rate-limit/memory-rate-limit-store.js';
 export type {
+  ClientIpKeyOptions,
+  LoginThrottle,
+  LoginThrottleOptions,
+  MemoryRateLimitStoreOptions,
   RateLimiter,
   RateLimiterOptions,
   RateLimitLogger,
   RateLimitResult,
   StoreErrorPolicy,
-} from './rate-limit/rate-limiter.js';
-export { createRateLimiter } from './rate-limit/rate-limiter.js';
+} from './rate-limit/index.js';
+export {
+  checkHitOptions,
+  clientIpKey,
+  createLoginThrottle,
+  createRateLimiter,
+  MemoryRateLimitStore,
+  RATE_LIMIT_DEFAULTS,
+  SLIDING_LOG_ENTRY_CAP,
+  slidingLogSlotMs,
+  UNKNOWN_IP_KEY,
+} from './rate-limit/index.js';
 export type { LoginInput, RegisterInput } from './schemas.js';
 export { loginInputSchema, parseInput, refreshInputSchema, registerInputSchema } from './schemas.js';
 export type { AuthEvent } from './sessions/events.js';

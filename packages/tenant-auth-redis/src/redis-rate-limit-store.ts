@@ -1,5 +1,12 @@
-import { type RateLimitHit, type RateLimitStore, TenantAuthError } from 'tenant-auth-core';
-import { ENTRY_CAP, SLIDING_LOG_LUA, SLIDING_LOG_SHA, slotMs } from './sliding-log-script.js';
+import {
+  checkHitOptions,
+  SLIDING_LOG_ENTRY_CAP as ENTRY_CAP,
+  type RateLimitHit,
+  type RateLimitStore,
+  slidingLogSlotMs as slotMs,
+  TenantAuthError,
+} from 'tenant-auth-core';
+import { SLIDING_LOG_LUA, SLIDING_LOG_SHA } from './sliding-log-script.js';
 
 /**
  * What the store needs of an ioredis client (`Redis` or `Cluster`, ioredis 5 or 6): its status and
@@ -103,16 +110,4 @@ export class RedisRateLimitStore implements RateLimitStore {
     promise.catch(() => {});
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
-}
-
-/** Same checks as the memory store: a `RangeError` is a programming error, not a store failure. */
-function checkHitOptions(options: { windowMs: number; now: number; cost?: number }) {
-  const { windowMs, now, cost = 1 } = options;
-  if (!Number.isSafeInteger(windowMs) || windowMs <= 0) {
-    throw new RangeError(`windowMs must be a positive integer, got ${windowMs}`);
-  }
-  if (!Number.isFinite(now) || now < 0) throw new RangeError(`now must be a time in ms, got ${now}`);
-  if (!Number.isSafeInteger(cost) || cost < 0)
-    throw new RangeError(`cost must be an integer >= 0, got ${cost}`);
-  return { windowMs, now: Math.floor(now), cost };
 }

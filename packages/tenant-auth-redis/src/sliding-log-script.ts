@@ -1,20 +1,5 @@
 import { createHash } from 'node:crypto';
 
-// The same resolution and bound as tenant-auth-core's `slidingLogHit` (kept here with the script they
-// parameterise, so this package does not depend on core internals; the shared conformance suite checks
-// that both stores answer alike).
-
-/** Slots per window: the resolution of the log. */
-export const SLOTS_PER_WINDOW = 60;
-
-/** Entries a key can hold (62 slots a window can span, plus one of headroom). */
-export const ENTRY_CAP = SLOTS_PER_WINDOW + 3;
-
-/** Width of one slot of the log, in ms. */
-export function slotMs(windowMs: number): number {
-  return Math.max(1, Math.ceil(windowMs / SLOTS_PER_WINDOW));
-}
-
 /**
  * The sliding log of tenant-auth-core (`slidingLogHit`, see its comment for why a coalesced log) in Lua, so
  * one `EVALSHA` reads, trims, records and sets the TTL atomically.

@@ -1,5 +1,5 @@
-// Public names of the rate-limit module. The conformance suite (./conformance.ts) imports vitest and is
-// re-exported from `tenant-auth-core/testing` only.
+// Public names of the rate-limit module. The conformance suite (./conformance.ts) is re-exported from
+// `tenant-auth-core/testing` only.
 export type { ClientIpKeyOptions } from './client-ip-key.js';
 export { clientIpKey, UNKNOWN_IP_KEY } from './client-ip-key.js';
 export { RATE_LIMIT_DEFAULTS } from './defaults.js';
@@ -15,3 +15,9 @@ export type {
   StoreErrorPolicy,
 } from './rate-limiter.js';
 export { createRateLimiter } from './rate-limiter.js';
+// The parameters of the sliding log, for stores that run the same algorithm elsewhere (tenant-auth-redis in Lua).
+export {
+  checkHitOptions,
+  ENTRY_CAP as SLIDING_LOG_ENTRY_CAP,
+  slotMs as slidingLogSlotMs,
+} from './sliding-log.js';

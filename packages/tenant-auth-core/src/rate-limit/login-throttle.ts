@@ -85,33 +85,25 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
       .digest('hex')
       .slice(0, 32);
 
+  /** Consumes `cost` (0: only reads) and refuses with `rate_limited` when the email is over its budget. */
+  async function consume(normalisedEmail: string, cost: 0 | 1): Promise<void> {
+    const result = await limiter.consume(keyOf(normalisedEmail), cost);
+    if (!result.allowed) {
+      throw new TenantAuthError(
+        'rate_limited',
+        'Too many login attempts for this account; try again later.',
+        {
+          retryAfterSeconds: result.retryAfterSeconds,
+        },
+      );
+    }
+  }
+
   return {
-    async assertAllowed(normalisedEmail) {
-      const result = await limiter.consume(keyOf(normalisedEmail), 0);
-      if (!result.allowed) {
-        throw new TenantAuthError(
-          'rate_limited',
-          'Too many failed logins for this account; try again later.',
-          {
-            retryAfterSeconds: result.retryAfterSeconds,
-          },
-        );
-      }
-    },
+    assertAllowed: (normalisedEmail) => consume(normalisedEmail, 0),
     async recordFailure(normalisedEmail) {
       await limiter.consume(keyOf(normalisedEmail), 1);
     },
-    async attempt(normalisedEmail) {
-      const result = await limiter.consume(keyOf(normalisedEmail), 1);
-      if (!result.allowed) {
-        throw new TenantAuthError(
-          'rate_limited',
-          'Too many login attempts for this account; try again later.',
-          {
-            retryAfterSeconds: result.retryAfterSeconds,
-          },
-        );
-      }
-    },
+    attempt: (normalisedEmail) => consume(normalisedEmail, 1),
   };
 }

@@ -32,25 +32,11 @@ export interface TokenServiceOptions {
   random?: RandomBytes;
 }
 
-/** Claims of a verified refresh token. */
-export interface RefreshClaims {
-  userId: string;
-  tenantId: string;
-  sessionId: string;
-  jti: string;
-  issuedAt: Date;
-  expiresAt: Date;
-}
+/** Claims of a verified refresh token: the same fields as an access token's. */
+export type RefreshClaims = AccessClaims;
 
 /** The fields a refresh token is signed from; re-signing the same fields gives the identical token. */
-export interface RefreshTokenFields {
-  userId: string;
-  tenantId: string;
-  sessionId: string;
-  jti: string;
-  issuedAt: Date;
-  expiresAt: Date;
-}
+export type RefreshTokenFields = RefreshClaims;
 
 export interface TokenService {
   readonly accessTokenTtlSeconds: number;
