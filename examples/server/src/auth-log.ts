@@ -1,16 +1,6 @@
+import type { AuthEvent } from 'tenant-auth-core';
 import type { Logger } from './logger.js';
 import { currentRequest } from './request-log.js';
-
-/** The fields of core's `AuthEvent` the log keeps (ids and the client address; never a secret). */
-export interface LoggableAuthEvent {
-  type: string;
-  userId?: string;
-  tenantId?: string;
-  sessionId?: string;
-  ipAddress?: string | null;
-  reason?: string;
-  count?: number;
-}
 
 /**
  * An `onEvent` hook for `createTenantAuth` that writes one log line per authentication event. Only the
@@ -19,7 +9,7 @@ export interface LoggableAuthEvent {
  *
  * @example createTenantAuth({ ..., onEvent: authEventLogger(logger) });
  */
-export function authEventLogger(logger: Logger): (event: LoggableAuthEvent) => void {
+export function authEventLogger(logger: Logger): (event: AuthEvent) => void {
   return (event) => {
     const request = currentRequest.getStore();
     const line = {

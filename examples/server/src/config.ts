@@ -333,3 +333,20 @@ export function describeDatabase(database: DatabaseConfig, cwd: string = process
     }
   }
 }
+
+/**
+ * The configuration from the environment, or exit 1 naming each bad variable (for the entry points).
+ *
+ * @example const config = loadConfigOrExit('tenant-auth migrate');
+ */
+export function loadConfigOrExit(program: string, env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  try {
+    return parseConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${program}: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

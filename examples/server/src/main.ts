@@ -1,4 +1,4 @@
-import { ConfigError, describeDatabase, parseConfig } from './config.js';
+import { ConfigError, describeDatabase, loadConfigOrExit } from './config.js';
 import { createLogger } from './logger.js';
 
 /**
@@ -6,16 +6,7 @@ import { createLogger } from './logger.js';
  * SIGTERM / SIGINT (exit code 0). A bad configuration exits with code 1 and names the variables.
  */
 async function main(): Promise<void> {
-  let config: ReturnType<typeof parseConfig>;
-  try {
-    config = parseConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`tenant-auth reference server: ${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit('tenant-auth reference server');
   const logger = createLogger({ level: config.logLevel });
   // Loaded after the configuration is known to be valid, so a bad one is reported at once.
   const { startServer } = await import('./server.js');

@@ -1,19 +1,10 @@
-import { ConfigError, describeDatabase, parseConfig } from './config.js';
+import { describeDatabase, loadConfigOrExit } from './config.js';
 import { openDatabase } from './database.js';
 import { createLogger } from './logger.js';
 
 /** `pnpm migrate`: applies the pending migrations to the configured database and exits. */
 async function main(): Promise<void> {
-  let config: ReturnType<typeof parseConfig>;
-  try {
-    config = parseConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`tenant-auth migrate: ${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit('tenant-auth migrate');
   const logger = createLogger({ level: config.logLevel });
   const db = await openDatabase(config.database, logger);
   try {
