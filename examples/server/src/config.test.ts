@@ -95,6 +95,20 @@ describe('parseConfig', () => {
     expect(c.corsOrigins).toEqual(['https://app.example.com']);
   });
 
+  it('accepts http origins, memory: and a low bcrypt cost outside production', () => {
+    const c = parseConfig({
+      CORS_ORIGINS: 'http://localhost:5173',
+      DATABASE_URL: 'memory:',
+      BCRYPT_COST: '4',
+    });
+    expect(c).toMatchObject({
+      corsOrigins: ['http://localhost:5173'],
+      database: { kind: 'memory' },
+      bcryptCost: 4,
+    });
+    expect(parseConfig({ ...production, BCRYPT_COST: '10' }).bcryptCost).toBe(10);
+  });
+
   it('refuses production without secrets or origins, naming each variable', () => {
     const found = issues({ NODE_ENV: 'production' });
     expect(found.map((i) => i.variable).sort()).toEqual(['CORS_ORIGINS', 'JWT_REFRESH_SECRET', 'JWT_SECRET']);
@@ -126,6 +140,17 @@ describe('parseConfig', () => {
     [{ JWT_PRIVATE_KEY_FILE: 'k' }, 'JWT_PRIVATE_KEY_FILE', /needs JWT_ACCESS_ALGORITHM/],
     [{ ...production, CORS_ORIGINS: '*' }, 'CORS_ORIGINS', /not allowed/],
     [{ CORS_ORIGINS: 'null' }, 'CORS_ORIGINS', /not allowed/],
+    [
+      { ...production, CORS_ORIGINS: 'https://app.example.com,http://app.example.com' },
+      'CORS_ORIGINS',
+      /"http:\/\/app.example.com" must use https when NODE_ENV=production/,
+    ],
+    [
+      { ...production, DATABASE_URL: 'memory:' },
+      'DATABASE_URL',
+      /memory: is not allowed when NODE_ENV=production/,
+    ],
+    [{ ...production, BCRYPT_COST: '9' }, 'BCRYPT_COST', /at least 10 when NODE_ENV=production \(got 9\)/],
     [
       { CORS_ORIGINS: 'https://app.example.com/' },
       'CORS_ORIGINS',

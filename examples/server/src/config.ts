@@ -227,8 +227,16 @@ function crossChecks(raw: Record<string, string | undefined>): ConfigIssue[] {
     for (const entry of entries.filter((e) => e !== '')) {
       const problem = originProblem(entry);
       if (problem !== null) add('CORS_ORIGINS', problem);
+      // Cookies are Secure in production: an http origin could never use them, and sends them in clear.
+      else if (production && entry.startsWith('http:'))
+        add('CORS_ORIGINS', `"${entry}" must use https when NODE_ENV=production`);
     }
   }
+  if (production && get('DATABASE_URL') === 'memory:')
+    add('DATABASE_URL', 'memory: is not allowed when NODE_ENV=production (every account is lost on restart)');
+  const cost = get('BCRYPT_COST');
+  if (production && cost !== undefined && /^\s*\d+\s*$/.test(cost) && Number(cost) < 10)
+    add('BCRYPT_COST', `must be at least 10 when NODE_ENV=production (got ${cost.trim()})`);
   return issues;
 }
 

@@ -64,9 +64,6 @@ export async function startServer(
   logger: Logger,
   overrides: { clock?: Clock } = {},
 ): Promise<RunningServer> {
-  if (config.production && config.bcryptCost < 10) {
-    logger.warn({ bcryptCost: config.bcryptCost }, 'BCRYPT_COST below 10 is weak for production');
-  }
   const secrets = await resolveSecrets(config, logger);
   const accessToken = await loadAccessKeys(config, secrets.secret);
   const database = await openDatabase(config.database, logger);

@@ -44,7 +44,18 @@ async function register(url: string, headers: Record<string, string> = {}) {
 }
 
 describe('production', () => {
-  const env = { NODE_ENV: 'production', CORS_ORIGINS: 'https://app.example.com,https://admin.example.com' };
+  // Production refuses memory: and a bcrypt cost below 10: an embedded PGlite folder of its own.
+  const env = {
+    NODE_ENV: 'production',
+    CORS_ORIGINS: 'https://app.example.com,https://admin.example.com',
+    DATABASE_URL: '',
+    BCRYPT_COST: '10',
+    DATA_DIR: '',
+  };
+  beforeAll(async () => {
+    env.DATA_DIR = await mkdtemp(join(tmpdir(), 'ta-production-'));
+  });
+  afterAll(() => rm(env.DATA_DIR, { recursive: true, force: true }));
 
   it('uses the prefixed cookie names with the same attributes, and reads them back', async () => {
     const { baseUrl: url } = await start(env);
