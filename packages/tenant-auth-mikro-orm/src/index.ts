@@ -11,4 +11,4 @@ export { MikroOrmSessionStore } from './stores/mikro-orm-session-store.js';
 export { MikroOrmTenantAuthStore } from './stores/mikro-orm-tenant-auth-store.js';
 export { tenantAuthEntities } from './tenant-auth-entities.js';
 export { tenantAuthMigrations } from './tenant-auth-migrations.js';
-export { toStoreError, UNIQUE_CONSTRAINTS } from './to-store-error.js';
+export { StoreDriverError, toStoreError, UNIQUE_CONSTRAINTS } from './to-store-error.js';

@@ -1,7 +1,7 @@
 import { ConnectionException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { TenantAuthError } from 'tenant-auth-core';
 import { describe, expect, it } from 'vitest';
-import { toStoreError, UNIQUE_CONSTRAINTS } from './to-store-error.js';
+import { StoreDriverError, toStoreError, UNIQUE_CONSTRAINTS } from './to-store-error.js';
 
 /** A pg-style error as the driver raises it: message with SQL and values, code, constraint. */
 function pgError(fields: Record<string, unknown>): Error {
@@ -21,8 +21,16 @@ describe('toStoreError', () => {
     const slug = new UniqueConstraintViolationException(
       pgError({ code: '23505', constraint: UNIQUE_CONSTRAINTS.slug }),
     );
-    expect(toStoreError(email)).toMatchObject({ code: 'email_taken', status: 409, cause: email });
-    expect(toStoreError(slug)).toMatchObject({ code: 'slug_taken', status: 409, cause: slug });
+    expect(toStoreError(email)).toMatchObject({
+      code: 'email_taken',
+      status: 409,
+      cause: { code: '23505', constraint: UNIQUE_CONSTRAINTS.email },
+    });
+    expect(toStoreError(slug)).toMatchObject({
+      code: 'slug_taken',
+      status: 409,
+      cause: { code: '23505', constraint: UNIQUE_CONSTRAINTS.slug },
+    });
   });
 
   it('maps an unconverted unique violation (raw SQLSTATE) by its constraint too', () => {
@@ -58,15 +66,31 @@ describe('toStoreError', () => {
     expect(toStoreError('a string').code).toBe('internal_error');
   });
 
-  it('keeps the driver error as cause and out of the message', () => {
+  it('keeps only a summary of the driver error as cause, with no SQL or row values', () => {
     const driverError = new UniqueConstraintViolationException(
-      pgError({ code: '23505', constraint: UNIQUE_CONSTRAINTS.email }),
+      pgError({
+        code: '23505',
+        constraint: UNIQUE_CONSTRAINTS.email,
+        detail: 'Key (email)=(ada@example.com) exists',
+      }),
     );
     for (const err of [driverError, pgError({ code: '42P01' }), pgError({ code: 'ECONNREFUSED' })]) {
       const mapped = toStoreError(err);
-      expect(mapped.cause).toBe(err);
       expect(mapped.message).not.toMatch(/insert|tenant_auth|secret|duplicate|constraint|ECONN/i);
+      expect(mapped.cause).toBeInstanceOf(StoreDriverError);
+      const cause = mapped.cause as StoreDriverError;
+      expect(cause.code).toBe((err as { code?: string }).code ?? '23505');
+      expect(`${cause.message} ${cause.stack} ${JSON.stringify(cause)}`).not.toMatch(
+        /insert|secret|ada@example/i,
+      );
     }
+    expect((toStoreError(driverError).cause as StoreDriverError).message).toBe(
+      `UniqueConstraintViolationException (code 23505, constraint ${UNIQUE_CONSTRAINTS.email})`,
+    );
+  });
+
+  it('maps a pg query read timeout (query_timeout) to unavailable', () => {
+    expect(toStoreError(new Error('Query read timeout')).code).toBe('unavailable');
   });
 
   it('passes TenantAuthErrors through unchanged', () => {

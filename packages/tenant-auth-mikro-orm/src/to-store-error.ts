@@ -48,7 +48,7 @@ const NOT_ACCEPTING_CONNECTIONS = /is not currently accepting connections/i;
 
 /** Messages of pool or client errors that carry no code (pg-pool, kysely, PGlite). */
 const UNAVAILABLE_MESSAGE =
-  /timeout exceeded when trying to connect|connection terminated|connection timeout|client has encountered a connection error|pglite is closed|driver has already been destroyed|cannot use a pool after calling end/i;
+  /timeout exceeded when trying to connect|query read timeout|connection terminated|connection timeout|client has encountered a connection error|pglite is closed|driver has already been destroyed|cannot use a pool after calling end/i;
 
 function codeOf(err: object): string | undefined {
   const e = err as { code?: unknown; sqlState?: unknown };
@@ -79,10 +79,53 @@ function isUnavailable(err: object): boolean {
 }
 
 /**
+ * What of a driver error may travel on as `cause`: its class, SQLSTATE or errno code, and the names of the
+ * constraint, table and column involved. Never its message, `detail` or query: PostgreSQL's `detail`
+ * ("Failing row contains (...)") and MikroORM's messages (the SQL) can hold a whole row, password hash
+ * included, and error handlers log the cause chain.
+ *
+ * @example
+ * new StoreDriverError(err).message; // 'UniqueConstraintViolationException (code 23505, constraint tenant_auth_user_email_unique)'
+ */
+export class StoreDriverError extends Error {
+  override readonly name = 'StoreDriverError';
+  readonly driverErrorName: string | undefined;
+  readonly code: string | undefined;
+  readonly constraint: string | undefined;
+  readonly table: string | undefined;
+  readonly column: string | undefined;
+
+  constructor(err: unknown) {
+    const e = (typeof err === 'object' && err !== null ? err : {}) as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === 'string' && v.length <= 128 ? v : undefined);
+    const inner = Array.isArray(e.errors) ? (e.errors[0] as Record<string, unknown> | undefined) : undefined;
+    const fields = {
+      driverErrorName: err instanceof Error ? err.constructor.name : typeof err,
+      code: str(e.sqlState) ?? str(e.code) ?? str(inner?.code),
+      constraint: str(e.constraint),
+      table: str(e.table),
+      column: str(e.column),
+    };
+    const described = Object.entries(fields)
+      .filter(([key, value]) => key !== 'driverErrorName' && value !== undefined)
+      .map(([key, value]) => `${key} ${value}`);
+    super(
+      described.length > 0 ? `${fields.driverErrorName} (${described.join(', ')})` : fields.driverErrorName,
+    );
+    this.driverErrorName = fields.driverErrorName;
+    this.code = fields.code;
+    this.constraint = fields.constraint;
+    this.table = fields.table;
+    this.column = fields.column;
+  }
+}
+
+/**
  * Maps anything a store operation threw to a `TenantAuthError` with a stable code: unique violations of
  * the email and slug constraints become `email_taken` and `slug_taken`, connection failures become
- * `unavailable`, everything else `internal_error`. The messages are fixed texts; the driver's error
- * (with its SQL and values) stays in `cause` for the server log only.
+ * `unavailable`, everything else `internal_error`. The messages are fixed texts; the `cause` is a
+ * `StoreDriverError` summary (class, SQLSTATE, constraint, table), never the driver's error with its SQL
+ * and row values.
  *
  * @example
  * try {
@@ -98,16 +141,22 @@ export function toStoreError(err: unknown): TenantAuthError {
       const constraint = constraintOf(err);
       if (constraint === UNIQUE_CONSTRAINTS.email) {
         return new TenantAuthError('email_taken', 'This email address is already registered.', {
-          cause: err,
+          cause: new StoreDriverError(err),
         });
       }
       if (constraint === UNIQUE_CONSTRAINTS.slug) {
-        return new TenantAuthError('slug_taken', 'This tenant slug is already taken.', { cause: err });
+        return new TenantAuthError('slug_taken', 'This tenant slug is already taken.', {
+          cause: new StoreDriverError(err),
+        });
       }
     }
     if (isUnavailable(err)) {
-      return new TenantAuthError('unavailable', 'The database is not available.', { cause: err });
+      return new TenantAuthError('unavailable', 'The database is not available.', {
+        cause: new StoreDriverError(err),
+      });
     }
   }
-  return new TenantAuthError('internal_error', 'The database operation failed.', { cause: err });
+  return new TenantAuthError('internal_error', 'The database operation failed.', {
+    cause: new StoreDriverError(err),
+  });
 }

@@ -71,7 +71,35 @@ describe('errors at the boundary', () => {
     const err = await caught(register('second'));
     expect(isTenantAuthError(err, 'email_taken')).toBe(true);
     expect((err as Error).message).not.toMatch(/tenant_auth|insert|duplicate|ada@example\.com/i);
-    expect(((err as Error).cause as Error).name).toBe('UniqueConstraintViolationException');
+    expect((err as Error).cause).toMatchObject({
+      name: 'StoreDriverError',
+      driverErrorName: 'UniqueConstraintViolationException',
+      constraint: 'tenant_auth_user_email_unique',
+    });
+  });
+
+  it('keeps row values, password hash included, out of the whole error chain (PGlite)', async () => {
+    const { tenantAuthStore } = createMikroOrmStores(pglite);
+    const tenantId = randomUUID();
+    // Breaks the lower-case email check: PostgreSQL's detail would say "Failing row contains (..., hash, ...)".
+    const err = await caught(
+      tenantAuthStore.createTenantWithOwner({
+        tenant: { id: tenantId, slug: 'leaky', name: 'leaky', createdAt: new Date() },
+        user: {
+          id: randomUUID(),
+          tenantId,
+          email: 'UPPER@x.io',
+          passwordHash: '$2b$12$SECRETHASHVALUE',
+          createdAt: new Date(),
+        },
+      }),
+    );
+    expect(isTenantAuthError(err, 'internal_error')).toBe(true);
+    const chain: string[] = [];
+    for (let e: unknown = err; e instanceof Error; e = e.cause) {
+      chain.push(e.message, e.stack ?? '', JSON.stringify(e));
+    }
+    expect(chain.join('\n')).not.toMatch(/SECRETHASHVALUE|UPPER@x\.io/);
   });
 
   it('finds nothing, instead of failing, for ids that are not UUIDs', async () => {
