@@ -189,10 +189,12 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
 
     it('rejects with unavailable within commandTimeoutMs when Redis hangs, and recovers', async () => {
       client = newClient({}, viaProxy());
+      // Connected first: the timeout is for a Redis that hangs, not for the client's own start-up.
+      await once(client, 'ready');
       store = new RedisRateLimitStore({
         redis: client,
         keyPrefix: `${runPrefix}${randomUUID()}:`,
-        commandTimeoutMs: 50,
+        commandTimeoutMs: 200,
       });
       expect((await hit()).count).toBe(1);
       proxy.pause();
