@@ -28,6 +28,11 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    // Last resort: whatever hangs (a database or Redis that stopped answering), the process ends.
+    setTimeout(() => {
+      logger.error({ signal }, 'shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + 5000).unref();
     // close() stops accepting synchronously, so by the time this line is read the port is closed.
     const closed = server.close();
     logger.info(

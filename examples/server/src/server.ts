@@ -47,6 +47,9 @@ function waitForReady(client: Redis, timeoutMs: number): Promise<boolean> {
   });
 }
 
+/** How long shutdown waits for the database to close before abandoning it (it may not answer). */
+const DATABASE_CLOSE_TIMEOUT_MS = 3000;
+
 /** How often expired and long-revoked sessions are deleted. */
 const SESSION_CLEANUP_INTERVAL_MS = 10 * 60_000;
 
@@ -131,8 +134,22 @@ export async function startServer(
           const result = await http.close(config.shutdownTimeoutMs);
           cleanup.stop();
           await rateLimitStore.close?.();
-          if (redisClient) await redisClient.quit().catch(() => redisClient.disconnect());
-          await database.close();
+          // No QUIT handshake: a Redis that stopped answering would never reply to it, and the
+          // rate-limit counters need nothing flushed.
+          redisClient?.disconnect();
+          let timer: NodeJS.Timeout | undefined;
+          const closed = await Promise.race([
+            database.close().then(() => true),
+            new Promise<false>((resolve) => {
+              timer = setTimeout(() => resolve(false), DATABASE_CLOSE_TIMEOUT_MS);
+            }),
+          ]).finally(() => clearTimeout(timer));
+          if (!closed) {
+            logger.warn(
+              { timeoutMs: DATABASE_CLOSE_TIMEOUT_MS },
+              'the database did not close in time; abandoning its connections',
+            );
+          }
           return result;
         })();
         return closing;

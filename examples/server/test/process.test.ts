@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_DIR, spawnServer, startChildServer } from './helpers/child-server.js';
 import { api, PASSWORD, uniqueEmail } from './helpers/http.js';
+import { TEST_REDIS_URL } from './helpers/postgres.js';
+import { startTcpProxy } from './helpers/tcp-proxy.js';
 import { TEST_SECRETS } from './helpers/test-server.js';
 
 const BASE_ENV = { DATABASE_URL: 'memory:', PORT: '0', BCRYPT_COST: '4', ...TEST_SECRETS };
@@ -91,6 +93,24 @@ describe('the server process', { timeout: 120_000 }, () => {
     await server.waitForLine(
       (l) => typeof l.msg === 'string' && l.msg.startsWith('shut down') && l.forced === true,
     );
+  });
+
+  it.skipIf(!TEST_REDIS_URL)('exits 0 on SIGTERM when Redis stopped answering', async () => {
+    const target = new URL(TEST_REDIS_URL as string);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    try {
+      const server = await startChildServer({
+        ...BASE_ENV,
+        SHUTDOWN_TIMEOUT_SECONDS: '1',
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      });
+      proxy.freeze();
+      server.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      await server.waitForLine((l) => l.msg === 'shut down');
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('exits 0 on SIGINT too', async () => {

@@ -4,11 +4,13 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 
 /**
  * A TCP forwarder in front of a real server (like toxiproxy): `down()` cuts every connection and refuses
- * new ones, `up()` accepts again on the same port. The client sees a real network outage.
+ * new ones, `up()` accepts again on the same port. The client sees a real network outage. `freeze()`
+ * keeps every connection open but forwards nothing more either way: a server that stopped answering.
  */
 export interface TcpProxy {
   port: number;
   down(): Promise<void>;
+  freeze(): void;
   up(): Promise<void>;
   close(): Promise<void>;
 }
@@ -17,8 +19,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   let port = 0;
+  let frozen = false;
   const listen = async () => {
-    const s = createServer((client) => {
+    // allowHalfOpen: a frozen server does not answer a client's FIN either.
+    const s = createServer({ allowHalfOpen: true }, (client) => {
       const upstream = createConnection(targetPort, targetHost);
       for (const sock of [client, upstream]) {
         sockets.add(sock);
@@ -28,7 +32,18 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
           upstream.destroy();
         });
       }
-      client.pipe(upstream).pipe(client);
+      client.on('data', (chunk: Buffer) => {
+        if (!frozen) upstream.write(chunk);
+      });
+      upstream.on('data', (chunk: Buffer) => {
+        if (!frozen) client.write(chunk);
+      });
+      client.on('end', () => {
+        if (!frozen) upstream.end();
+      });
+      upstream.on('end', () => {
+        if (!frozen) client.end();
+      });
     });
     s.listen(port, '127.0.0.1');
     await once(s, 'listening');
@@ -36,11 +51,15 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     server = s;
   };
   const down = async () => {
+    frozen = false;
     const s = server;
     server = undefined;
     for (const sock of sockets) sock.destroy();
     if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
   };
   await listen();
-  return { port, down, up: listen, close: down };
+  const freeze = () => {
+    frozen = true;
+  };
+  return { port, down, freeze, up: listen, close: down };
 }
