@@ -6,6 +6,9 @@ import { runTenantAuthMigrations, tenantAuthEntities } from 'tenant-auth-mikro-o
 import type { DatabaseConfig } from './config.js';
 import type { Logger } from './logger.js';
 
+/** How long a PostgreSQL query may wait for an answer before it fails (503 `unavailable`). */
+export const QUERY_TIMEOUT_MS = 5000;
+
 /** The server's database: the ORM the stores use, plus what `main` and `/health` need. */
 export interface Database {
   orm: MikroORM;
@@ -35,8 +38,14 @@ export async function openDatabase(database: DatabaseConfig, logger?: Logger): P
     orm = await PostgresORM.init({
       ...common,
       clientUrl: database.url,
-      // A dead database should fail a request quickly (and /health answer 503), not hang it.
-      driverOptions: { connectionTimeoutMillis: 3000 },
+      // A dead database should fail a request quickly (and /health answer 503), not hang it: a
+      // connection that is not made in time, or a query with no answer in time (a stalled server),
+      // fails; TCP keep-alive notices a peer that vanished without closing the connection.
+      driverOptions: {
+        connectionTimeoutMillis: 3000,
+        query_timeout: QUERY_TIMEOUT_MS,
+        keepAlive: true,
+      },
     });
   } else if (database.kind === 'memory') {
     orm = await PgliteORM.init({ ...common, dbName: 'memory://' });

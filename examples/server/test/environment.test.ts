@@ -377,6 +377,27 @@ describe('GET /health when the database goes away', () => {
         (await api(server.baseUrl, '/auth/login', { body: { email: reg.email, password: PASSWORD } })).status,
       ).toBe(200);
     });
+
+    it('answers 503 instead of hanging when PostgreSQL stops answering (query timeout)', async () => {
+      const viaProxy = new URL(db.url);
+      viaProxy.hostname = '127.0.0.1';
+      viaProxy.port = String(proxy.port);
+      const server = await start({ DATABASE_URL: viaProxy.toString() });
+      const reg = await register(server.baseUrl);
+      proxy.freeze();
+      try {
+        const login = await api<Record<string, unknown>>(server.baseUrl, '/auth/login', {
+          body: { email: reg.email, password: PASSWORD },
+        });
+        expect(login.status).toBe(503);
+        expect(login.body).toMatchObject({ code: 'unavailable' });
+        expect(JSON.stringify(login.body)).not.toMatch(/timeout|127\.0\.0\.1|ta_server_|stack/i);
+      } finally {
+        // Cut the frozen connections so the server closes at once, and accept again for later tests.
+        await proxy.down();
+        await proxy.up();
+      }
+    });
   });
 });
 
