@@ -4,6 +4,7 @@ import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { MikroORM as PostgresORM } from '@mikro-orm/postgresql';
 import { runTenantAuthMigrations, tenantAuthEntities } from 'tenant-auth-mikro-orm';
 import type { DatabaseConfig } from './config.js';
+import { type DataFolderLock, lockDataFolder } from './data-folder-lock.js';
 import type { Logger } from './logger.js';
 
 /** How long a PostgreSQL query may wait for an answer before it fails (503 `unavailable`). */
@@ -21,7 +22,8 @@ export interface Database {
 
 /**
  * Opens the configured database with tenant-auth's entities and migrations: embedded PGlite in a
- * folder, in-memory PGlite (`memory:`), or PostgreSQL.
+ * folder, in-memory PGlite (`memory:`), or PostgreSQL. A PGlite folder is locked for this process
+ * (`DataFolderInUseError` when another live process has it open) until `close()`.
  *
  * @example const db = await openDatabase(config.database, logger); await db.migrate();
  */
@@ -34,6 +36,7 @@ export async function openDatabase(database: DatabaseConfig, logger?: Logger): P
     colors: false,
   };
   let orm: MikroORM;
+  let lock: DataFolderLock | undefined;
   if (database.kind === 'postgres') {
     orm = await PostgresORM.init({
       ...common,
@@ -51,7 +54,14 @@ export async function openDatabase(database: DatabaseConfig, logger?: Logger): P
     orm = await PgliteORM.init({ ...common, dbName: 'memory://' });
   } else {
     await mkdir(database.dataDir, { recursive: true, mode: 0o700 });
-    orm = await PgliteORM.init({ ...common, dbName: database.dataDir });
+    // Two processes on one PGlite folder silently lose writes: one at a time.
+    lock = await lockDataFolder(database.dataDir);
+    try {
+      orm = await PgliteORM.init({ ...common, dbName: database.dataDir });
+    } catch (err) {
+      await lock.release();
+      throw err;
+    }
   }
   return {
     orm,
@@ -60,6 +70,12 @@ export async function openDatabase(database: DatabaseConfig, logger?: Logger): P
     async ping() {
       await orm.em.getConnection().execute('select 1');
     },
-    close: () => orm.close(true),
+    async close() {
+      try {
+        await orm.close(true);
+      } finally {
+        await lock?.release();
+      }
+    },
   };
 }

@@ -1,4 +1,5 @@
 import { ConfigError, describeDatabase, loadConfigOrExit } from './config.js';
+import { DataFolderInUseError } from './data-folder-lock.js';
 import { createLogger } from './logger.js';
 
 /**
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
   try {
     server = await startServer(config, logger);
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof DataFolderInUseError) {
       process.stderr.write(`tenant-auth reference server: ${err.message}\n`);
     } else {
       logger.fatal({ err }, 'start-up failed');

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,24 @@ import { api, PASSWORD, uniqueEmail } from './helpers/http.js';
 import { TEST_REDIS_URL } from './helpers/postgres.js';
 import { startTcpProxy } from './helpers/tcp-proxy.js';
 import { TEST_SECRETS } from './helpers/test-server.js';
+
+/** Runs `pnpm migrate` (src/migrate.ts) with `env`; resolves with its exit code and stdout + stderr. */
+function runMigrate(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/migrate.ts'], {
+      cwd: SERVER_DIR,
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+    });
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
 
 const BASE_ENV = { DATABASE_URL: 'memory:', PORT: '0', BCRYPT_COST: '4', ...TEST_SECRETS };
 
@@ -160,23 +178,51 @@ describe('the server process', { timeout: 120_000 }, () => {
     expect(await second.exited).toBe(0);
   });
 
+  it('refuses a second process on the same embedded database folder, naming the folder and the pid', async () => {
+    const dataDir = join(dir, 'locked');
+    const env = { PORT: '0', BCRYPT_COST: '4', DATA_DIR: dataDir, ...TEST_SECRETS };
+    const first = await startChildServer(env);
+    const pid = first.child.pid as number;
+    const message = `the database folder ${dataDir}/pglite is in use by another process (pid ${pid})`;
+    const second = spawnServer(env);
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toContain(message);
+    expect(second.lines.some((l) => l.includes('listening'))).toBe(false);
+    // pnpm migrate opens the folder the same way.
+    const migrate = await runMigrate({ DATA_DIR: dataDir });
+    expect(migrate.code).toBe(1);
+    expect(migrate.out).toContain(message);
+    // The first one is unharmed.
+    expect(
+      (await api(first.url, '/auth/register', { body: { email: uniqueEmail('lock'), password: PASSWORD } }))
+        .status,
+    ).toBe(201);
+    first.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    await expect(stat(join(dataDir, 'pglite', 'tenant-auth.lock'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('takes over the lock of a process that is gone', async () => {
+    const dataDir = join(dir, 'stale-lock');
+    const dead = spawn(process.execPath, ['-e', '']);
+    const deadPid = dead.pid as number;
+    await new Promise((resolve) => dead.once('exit', resolve));
+    await mkdir(join(dataDir, 'pglite'), { recursive: true });
+    const lockFile = join(dataDir, 'pglite', 'tenant-auth.lock');
+    await writeFile(lockFile, String(deadPid));
+    const server = await startChildServer({
+      PORT: '0',
+      BCRYPT_COST: '4',
+      DATA_DIR: dataDir,
+      ...TEST_SECRETS,
+    });
+    expect(await readFile(lockFile, 'utf8')).toBe(String(server.child.pid));
+    server.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
   it('applies the migrations as a separate command (pnpm migrate), once', async () => {
-    const env = { PATH: process.env.PATH ?? '', DATA_DIR: join(dir, 'migrate') };
-    const run = () =>
-      new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/migrate.ts'], {
-          cwd: SERVER_DIR,
-          env,
-        });
-        let out = '';
-        child.stdout.setEncoding('utf8').on('data', (c: string) => {
-          out += c;
-        });
-        child.stderr.setEncoding('utf8').on('data', (c: string) => {
-          out += c;
-        });
-        child.on('exit', (code) => resolve({ code, out }));
-      });
+    const run = () => runMigrate({ DATA_DIR: join(dir, 'migrate') });
     const first = await run();
     expect(first.code).toBe(0);
     expect(first.out).toMatch(/migrations applied to embedded PGlite at .*: tenant-auth-\d+-initial/);
