@@ -1,6 +1,7 @@
 import { ConfigError, describeDatabase, loadConfigOrExit } from './config.js';
 import { DataFolderInUseError } from './data-folder-lock.js';
 import { createLogger } from './logger.js';
+import type { RunningServer } from './server.js';
 
 /**
  * `pnpm start`: reads the environment, runs the migrations, listens, and shuts down gracefully on
@@ -9,33 +10,11 @@ import { createLogger } from './logger.js';
 async function main(): Promise<void> {
   const config = loadConfigOrExit('tenant-auth reference server');
   const logger = createLogger({ level: config.logLevel });
-  // Loaded after the configuration is known to be valid, so a bad one is reported at once.
-  const { startServer } = await import('./server.js');
-  let server: Awaited<ReturnType<typeof startServer>>;
-  try {
-    server = await startServer(config, logger);
-  } catch (err) {
-    if (err instanceof ConfigError || err instanceof DataFolderInUseError) {
-      process.stderr.write(`tenant-auth reference server: ${err.message}\n`);
-    } else {
-      logger.fatal({ err }, 'start-up failed');
-    }
-    process.exit(1);
-  }
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    // Last resort: whatever hangs (a database or Redis that stopped answering), the process ends.
-    setTimeout(() => {
-      logger.error({ signal }, 'shutdown did not finish in time: exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs + 5000).unref();
+  let server: RunningServer | undefined;
+  let stopping: NodeJS.Signals | undefined;
+  const shutDown = (running: RunningServer, signal: NodeJS.Signals) => {
     // close() stops accepting synchronously, so by the time this line is read the port is closed.
-    const closed = server.close();
+    const closed = running.close();
     logger.info(
       { signal, deadlineMs: config.shutdownTimeoutMs },
       'shutting down: finishing in-flight requests',
@@ -51,8 +30,40 @@ async function main(): Promise<void> {
       },
     );
   };
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = signal;
+    // Last resort: whatever hangs (a database or Redis that stopped answering), the process ends.
+    setTimeout(() => {
+      logger.error({ signal }, 'shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + 5000).unref();
+    if (server) shutDown(server, signal);
+    // During start-up: let it finish (migrations, the database folder's lock) and close at once then.
+    else logger.info({ signal }, 'signal during start-up: shutting down once started');
+  };
+  // Installed before start-up, so a signal during the migrations does not kill the process mid-way.
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // Loaded after the configuration is known to be valid, so a bad one is reported at once.
+  const { startServer } = await import('./server.js');
+  try {
+    server = await startServer(config, logger);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof DataFolderInUseError) {
+      process.stderr.write(`tenant-auth reference server: ${err.message}\n`);
+    } else {
+      logger.fatal({ err }, 'start-up failed');
+    }
+    process.exit(1);
+  }
+  if (stopping) {
+    shutDown(server, stopping);
+    return;
+  }
   logger.info(
     {
       port: server.port,

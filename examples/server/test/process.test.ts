@@ -221,6 +221,29 @@ describe('the server process', { timeout: 120_000 }, () => {
     expect(await server.exited).toBe(0);
   });
 
+  it('finishes starting on a SIGTERM during start-up, closes the database and exits 0', async () => {
+    const dataDir = join(dir, 'early-signal');
+    const env = { PORT: '0', BCRYPT_COST: '4', DATA_DIR: dataDir };
+    const proc = spawnServer(env);
+    // Generating the development secrets is the first step of start-up; the database comes next.
+    await proc.waitForLine(
+      (l) => l.level === 'warn' && String(l.msg).includes('generated development secrets'),
+    );
+    proc.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+    await proc.waitForLine((l) => l.msg === 'signal during start-up: shutting down once started');
+    expect(proc.lines.some((l) => l.includes('listening on'))).toBe(false);
+    await expect(stat(join(dataDir, 'pglite', 'tenant-auth.lock'))).rejects.toThrow(/ENOENT/);
+    // The folder is intact: the next start opens it and works.
+    const next = await startChildServer(env);
+    expect(
+      (await api(next.url, '/auth/register', { body: { email: uniqueEmail('early'), password: PASSWORD } }))
+        .status,
+    ).toBe(201);
+    next.kill('SIGTERM');
+    expect(await next.exited).toBe(0);
+  });
+
   it('applies the migrations as a separate command (pnpm migrate), once', async () => {
     const run = () => runMigrate({ DATA_DIR: join(dir, 'migrate') });
     const first = await run();
