@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
+import { exportJWK, generateKeyPair, type JWTHeaderParameters, SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
 import { isTenantAuthError } from '../errors.js';
@@ -28,6 +28,24 @@ async function expectInvalid(promise: Promise<unknown>) {
     (e: unknown) => e,
   );
   expect(isTenantAuthError(err, 'invalid_token')).toBe(true);
+}
+
+/** A token with every claim our verifier wants, signed by whoever the test says, with any header. */
+function forge(
+  header: JWTHeaderParameters,
+  key: Parameters<SignJWT['sign']>[0],
+  clock: ManualClock,
+  tokenType: 'access' | 'refresh' = 'access',
+): Promise<string> {
+  return new SignJWT({ tid: 't-1', sid: 's-1', token_type: tokenType })
+    .setProtectedHeader(header)
+    .setSubject('u-1')
+    .setIssuer('https://auth.test')
+    .setAudience('test-api')
+    .setIssuedAt(clock.now())
+    .setExpirationTime('10m')
+    .setJti('x')
+    .sign(key);
 }
 
 const refreshFields = (clock: ManualClock) => ({
@@ -80,15 +98,7 @@ describe('access tokens', () => {
 
   it('reject a token whose type claim is forged while the typ header is right', async () => {
     const { tokens, clock } = make();
-    const forged = await new SignJWT({ tid: 't-1', sid: 's-1', token_type: 'refresh' })
-      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
-      .setSubject('u-1')
-      .setIssuer('https://auth.test')
-      .setAudience('test-api')
-      .setIssuedAt(clock.now())
-      .setExpirationTime('10m')
-      .setJti('x')
-      .sign(Buffer.from(SECRET));
+    const forged = await forge({ alg: 'HS256', typ: 'at+jwt' }, Buffer.from(SECRET), clock, 'refresh');
     await expectInvalid(tokens.verifyAccessToken(forged));
   });
 
@@ -199,26 +209,14 @@ describe('asymmetric access tokens', () => {
       },
     });
     const attacker = await generateKeyPair('EdDSA');
-    const embedded = await new SignJWT({ tid: 't-1', sid: 's-1', token_type: 'access' })
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: 'k', jwk: await exportJWK(attacker.publicKey) })
-      .setSubject('u-1')
-      .setIssuer('https://auth.test')
-      .setAudience('test-api')
-      .setIssuedAt(clock.now())
-      .setExpirationTime('10m')
-      .setJti('x')
-      .sign(attacker.privateKey);
+    const embedded = await forge(
+      { alg: 'EdDSA', typ: 'at+jwt', kid: 'k', jwk: await exportJWK(attacker.publicKey) },
+      attacker.privateKey,
+      clock,
+    );
     await expectInvalid(tokens.verifyAccessToken(embedded));
     const pem = real.publicKey.export({ type: 'spki', format: 'pem' });
-    const confused = await new SignJWT({ tid: 't-1', sid: 's-1', token_type: 'access' })
-      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: 'k' })
-      .setSubject('u-1')
-      .setIssuer('https://auth.test')
-      .setAudience('test-api')
-      .setIssuedAt(clock.now())
-      .setExpirationTime('10m')
-      .setJti('x')
-      .sign(Buffer.from(pem));
+    const confused = await forge({ alg: 'HS256', typ: 'at+jwt', kid: 'k' }, Buffer.from(pem), clock);
     await expectInvalid(tokens.verifyAccessToken(confused));
   });
 
