@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from 'tenant-auth-core';
+import type { RegisterResponseJson, TokenResponseJson } from 'tenant-auth-koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, PASSWORD, setCookies, uniqueEmail } from './helpers/http.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 
-interface TokenBody {
-  user: { id: string; email: string; tenantId: string };
-  session: { id: string; expiresAt: string };
-  accessToken: string;
-  refreshToken: string;
-  tokenType: string;
-  expiresIn: number;
-  refreshExpiresIn: number;
-  tenant?: { id: string; slug: string; name: string; createdAt: string };
-}
+/** A token response; registration's also carries the tenant. */
+type TokenBody = TokenResponseJson & Partial<Pick<RegisterResponseJson, 'tenant'>>;
 
 interface Problem {
   type: string;

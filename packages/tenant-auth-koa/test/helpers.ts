@@ -8,6 +8,7 @@ import {
   type TenantAuth,
   type TenantAuthOptions,
 } from 'tenant-auth-core';
+import type { RegisterResponseJson, TokenResponseJson } from '../src/index.js';
 
 export const ACCESS_SECRET = 'access-secret-access-secret-access-secret-0123';
 export const REFRESH_SECRET = 'refresh-secret-refresh-secret-refresh-secret-99';
@@ -105,16 +106,8 @@ export function uniqueEmail(): string {
   return `user${emailCounter}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 }
 
-export interface TokenBody {
-  user: { id: string; email: string; tenantId: string };
-  session: { id: string; expiresAt: string };
-  accessToken: string;
-  refreshToken: string;
-  tokenType: string;
-  expiresIn: number;
-  refreshExpiresIn: number;
-  tenant?: { id: string; slug: string; name: string; createdAt: string };
-}
+/** A token response; registration's also carries the tenant. */
+export type TokenBody = TokenResponseJson & Partial<Pick<RegisterResponseJson, 'tenant'>>;
 
 // biome-ignore lint/suspicious/noExplicitAny: tests inspect response bodies freely
 export type Json = any;
