@@ -1,34 +1,40 @@
+import { createHmac } from 'node:crypto';
+import bcrypt from 'bcrypt';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AuthResult } from './api-types.js';
-import { ManualClock } from './clock.js';
-import { createTenantAuth, type TenantAuthOptions } from './create-tenant-auth.js';
+import { createTenantAuth } from './create-tenant-auth.js';
 import { isTenantAuthError, TenantAuthError, type TenantAuthErrorCode } from './errors.js';
-import { createPasswordHasher } from './passwords/hasher.js';
+import type { AuthEvent } from './events/auth-event.js';
+import type { Logger } from './logger.js';
+import type { TenantAuthOptions } from './options.js';
 import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit-store.js';
-import type { AuthEvent } from './sessions/events.js';
+import type { RateLimitHit, RateLimitStore } from './rate-limit/rate-limit-store.js';
 import { isValidSlug } from './slug.js';
-import { MemorySessionStore, MemoryTenantAuthStore } from './stores/memory.js';
-import type { TenantAuthStore } from './stores/types.js';
+import { createMemoryStores } from './stores/memory/memory-stores.js';
+import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
+import type { AuthResult, LoginInput, RegisterInput } from './tenant-auth.js';
+import { ManualClock } from './testing/manual-clock.js';
 
 const PASSWORD = 'Tr1cky-Harbour-Lantern';
 const DAY = 86_400_000;
 
+const quiet: Logger = { error: () => {}, warn: () => {}, info: () => {} };
+
 function setup(overrides: Partial<TenantAuthOptions> = {}) {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const store = new MemoryTenantAuthStore();
-  const sessionStore = new MemorySessionStore();
+  const stores = createMemoryStores();
   const events: AuthEvent[] = [];
   const auth = createTenantAuth({
-    store,
-    sessionStore,
+    stores,
     accessToken: { secret: 'unit-access-secret-0123456789abcdef' },
     refreshSecret: 'unit-refresh-secret-0123456789abcdef',
     passwordHashing: { cost: 4 },
+    rateLimit: false,
+    logger: quiet,
     clock,
     onEvent: (e) => events.push(e),
     ...overrides,
   });
-  return { auth, clock, store, sessionStore, events };
+  return { auth, clock, stores, sessionStore: stores.sessions, events };
 }
 
 async function failure(promise: Promise<unknown>): Promise<TenantAuthError> {
@@ -63,7 +69,13 @@ describe('registration', () => {
       password: PASSWORD,
       tenantName: 'Analytical Engines',
     });
-    expect(r.user).toEqual({ id: expect.any(String), email: 'ada@example.com', tenantId: r.tenant.id });
+    expect(r.user).toEqual({
+      id: expect.any(String),
+      email: 'ada@example.com',
+      tenantId: r.tenant.id,
+      role: 'owner',
+      emailVerified: false,
+    });
     expect(r.tenant).toMatchObject({ slug: 'analytical-engines', name: 'Analytical Engines' });
     expect(r).toMatchObject({ tokenType: 'Bearer', expiresIn: 900, refreshExpiresIn: 604_800 });
     const claims = await auth.verifyAccessToken(r.accessToken);
@@ -87,18 +99,20 @@ describe('registration', () => {
   });
 
   it('ignores fields outside the schema, such as a tenantId or a role', async () => {
-    const { auth, store } = setup();
+    const { auth, stores } = setup();
     const victim = await auth.register({ email: 'victim@example.com', password: PASSWORD });
     const r = await auth.register({
       email: 'mallory@example.com',
       password: PASSWORD,
       tenantId: victim.tenant.id,
-      role: 'admin',
-    });
+      role: 'member',
+      emailVerified: true,
+    } as RegisterInput);
     expect(r.tenant.id).not.toBe(victim.tenant.id);
-    const user = await store.findUserByEmail('mallory@example.com');
+    const user = await stores.users.findByEmail('mallory@example.com');
     expect(user?.tenantId).toBe(r.tenant.id);
-    expect(user).not.toHaveProperty('role');
+    // Registration makes the owner of a new tenant, unverified, whatever the body says.
+    expect(user).toMatchObject({ role: 'owner', emailVerified: false });
   });
 
   it('reports every failure at once with field codes', async () => {
@@ -113,12 +127,16 @@ describe('registration', () => {
         'password:missing_character_classes',
       ]),
     );
-    const missing = await failure(auth.register({}));
+    const missing = await failure(auth.register({} as RegisterInput));
     expect(missing.errors?.map((e) => `${e.field}:${e.code}`)).toEqual([
       'email:required',
       'password:required',
     ]);
-    expect((await failure(auth.register('nope'))).code).toBe('validation_failed');
+    expect((await failure(auth.register('nope' as unknown as RegisterInput))).code).toBe('validation_failed');
+    const badName = await failure(
+      auth.register({ email: 'n@example.com', password: PASSWORD, tenantName: 'x'.repeat(101) }),
+    );
+    expect(badName.errors).toEqual([expect.objectContaining({ field: 'tenantName', code: 'too_long' })]);
   });
 
   it('refuses a password containing personal information', async () => {
@@ -159,22 +177,38 @@ describe('registration', () => {
     expect(taken).toHaveLength(19);
   });
 
-  it('leaves no tenant behind when the owner cannot be created', async () => {
-    const inner = new MemoryTenantAuthStore();
-    const tenantIds: string[] = [];
-    const failing: TenantAuthStore = {
-      findUserByEmail: (e) => inner.findUserByEmail(e),
-      findUserById: (t, u) => inner.findUserById(t, u),
-      findTenantById: (t) => inner.findTenantById(t),
-      async createTenantWithOwner(input) {
-        tenantIds.push(input.tenant.id);
-        throw new TenantAuthError('unavailable', 'database down');
-      },
-    };
-    const { auth } = setup({ store: failing });
-    expect(await code(auth.register({ email: 'ada@example.com', password: PASSWORD }))).toBe('unavailable');
-    expect(tenantIds).toHaveLength(1);
-    expect(await inner.findTenantById(tenantIds[0]!)).toBeNull();
+  it('leaves no tenant behind when the owner or the session cannot be created', async () => {
+    for (const failingPart of ['users', 'sessions'] as const) {
+      const inner = createMemoryStores();
+      const tenantIds: string[] = [];
+      const failing: TenantAuthStores = {
+        ...inner,
+        transaction: (fn) =>
+          inner.transaction((tx) =>
+            fn({
+              ...tx,
+              tenants: {
+                ...tx.tenants,
+                create: (tenant) => {
+                  tenantIds.push(tenant.id);
+                  return tx.tenants.create(tenant);
+                },
+              },
+              [failingPart]: {
+                ...tx[failingPart],
+                create: async () => {
+                  throw new TenantAuthError('unavailable', 'database down');
+                },
+              },
+            }),
+          ),
+      };
+      const { auth } = setup({ stores: failing });
+      expect(await code(auth.register({ email: 'ada@example.com', password: PASSWORD }))).toBe('unavailable');
+      expect(tenantIds).toHaveLength(1);
+      expect(await inner.tenants.findById(tenantIds[0]!)).toBeNull();
+      expect(await inner.users.findByEmail('ada@example.com')).toBeNull();
+    }
   });
 });
 
@@ -205,18 +239,8 @@ describe('login', () => {
   });
 
   it('gives the same error for an unknown email and a wrong password, after the same bcrypt work', async () => {
-    const real = createPasswordHasher({ cost: 4 });
-    const verified: string[] = [];
-    const { auth, events } = setup({
-      passwordHasher: {
-        hash: (p) => real.hash(p),
-        verify: (p, h) => {
-          verified.push(h);
-          return real.verify(p, h);
-        },
-        stats: () => real.stats(),
-      },
-    });
+    const compare = vi.spyOn(bcrypt, 'compare');
+    const { auth, events } = setup();
     await auth.register({ email: 'ada@example.com', password: PASSWORD });
     const unknown = await failure(auth.login({ email: 'nobody@example.com', password: PASSWORD }));
     const wrong = await failure(auth.login({ email: 'ada@example.com', password: `${PASSWORD}x` }));
@@ -224,9 +248,12 @@ describe('login', () => {
     expect(wrong.code).toBe('invalid_credentials');
     expect(unknown.message).toBe(wrong.message);
     expect(unknown.status).toBe(401);
-    expect(verified).toHaveLength(2);
-    expect(verified[0]).toMatch(/^\$2b\$04\$/);
-    expect(verified[1]).toMatch(/^\$2b\$04\$/);
+    const hashes = compare.mock.calls.map((call) => call[1]);
+    expect(hashes).toHaveLength(2);
+    expect(hashes[0]).toMatch(/^\$2b\$04\$/);
+    expect(hashes[1]).toMatch(/^\$2b\$04\$/);
+    compare.mockRestore();
+    await auth.whenIdle();
     expect(events.filter((e) => e.type === 'login_failed').map((e) => e.reason)).toEqual([
       'unknown_email',
       'wrong_password',
@@ -235,56 +262,55 @@ describe('login', () => {
 
   it('answers validation_failed for a malformed body', async () => {
     const { auth } = setup();
-    expect(await code(auth.login({ email: 'ada@example.com' }))).toBe('validation_failed');
-    expect(await code(auth.login({ email: 1, password: 2 }))).toBe('validation_failed');
-    expect(await code(auth.login(null))).toBe('validation_failed');
+    expect(await code(auth.login({ email: 'ada@example.com' } as LoginInput))).toBe('validation_failed');
+    expect(await code(auth.login({ email: 1, password: 2 } as unknown as LoginInput))).toBe(
+      'validation_failed',
+    );
+    expect(await code(auth.login(null as unknown as LoginInput))).toBe('validation_failed');
   });
 
-  it('throttles an account after too many failures, from any IP, until the window slides', async () => {
-    const { auth, clock } = setup();
-    const limited = setup({
-      loginThrottle: { store: new MemoryRateLimitStore(), maxFailures: 3, windowSeconds: 60 },
-    });
+  it('throttles failed logins of an account from one client until the window slides; a success costs nothing', async () => {
+    const limited = setup({ rateLimit: { account: 3, windowSeconds: 60 } });
+    const from = { ipAddress: '198.51.100.7' };
     await limited.auth.register({ email: 'ada@example.com', password: PASSWORD });
-    for (let i = 0; i < 3; i++) {
-      expect(
-        await code(
-          limited.auth.login(
-            { email: 'ada@example.com', password: 'wrong' },
-            { ipAddress: `198.51.100.${i}` },
-          ),
-        ),
-      ).toBe('invalid_credentials');
+    // The owner's own logins give their attempt back: any number of them, never locked.
+    for (let i = 0; i < 5; i++) {
+      expect(await code(limited.auth.login({ email: 'ada@example.com', password: PASSWORD }, from))).toBe(
+        'ok',
+      );
     }
-    const locked = await failure(
-      limited.auth.login({ email: 'ADA@example.com', password: PASSWORD }, { ipAddress: '192.0.2.1' }),
-    );
+    for (let i = 0; i < 3; i++) {
+      expect(await code(limited.auth.login({ email: 'ada@example.com', password: 'wrong' }, from))).toBe(
+        'invalid_credentials',
+      );
+    }
+    const locked = await failure(limited.auth.login({ email: 'ADA@example.com', password: PASSWORD }, from));
     expect(locked.code).toBe('rate_limited');
     expect(locked.retryAfterSeconds).toBeGreaterThan(0);
+    expect(locked.rateLimit).toMatchObject({ budget: 'account', limit: 3, remaining: 0 });
+    // Unknown emails are throttled alike, so the answer reveals nothing.
     for (let i = 0; i < 3; i++)
-      await code(limited.auth.login({ email: 'ghost@example.com', password: 'wrong' }));
-    expect(await code(limited.auth.login({ email: 'ghost@example.com', password: 'wrong' }))).toBe(
+      await code(limited.auth.login({ email: 'ghost@example.com', password: 'wrong' }, from));
+    expect(await code(limited.auth.login({ email: 'ghost@example.com', password: 'wrong' }, from))).toBe(
       'rate_limited',
     );
     limited.clock.advance(61_000);
-    expect(await code(limited.auth.login({ email: 'ada@example.com', password: PASSWORD }))).toBe('ok');
-    // Parallel guesses are counted before the password check: at most maxFailures reach it.
-    const parallel = setup({
-      loginThrottle: { store: new MemoryRateLimitStore(), maxFailures: 10, windowSeconds: 60 },
-    });
+    expect(await code(limited.auth.login({ email: 'ada@example.com', password: PASSWORD }, from))).toBe('ok');
+    // Parallel guesses are counted before the password check: at most the budget reaches it.
+    const parallel = setup({ rateLimit: { account: 10, windowSeconds: 60 } });
     await parallel.auth.register({ email: 'ada@example.com', password: PASSWORD });
     const guesses = await Promise.all(
       Array.from({ length: 100 }, () =>
-        code(parallel.auth.login({ email: 'ada@example.com', password: 'wrong' })),
+        code(parallel.auth.login({ email: 'ada@example.com', password: 'wrong' }, from)),
       ),
     );
     expect(guesses.filter((c) => c === 'invalid_credentials')).toHaveLength(10);
     expect(guesses.filter((c) => c === 'rate_limited')).toHaveLength(90);
-    // Without a throttle store, failures are never counted.
+    // With rate limiting off, attempts are never counted.
+    const { auth } = setup();
     await auth.register({ email: 'ada@example.com', password: PASSWORD });
     for (let i = 0; i < 5; i++) await code(auth.login({ email: 'ada@example.com', password: 'wrong' }));
     expect(await code(auth.login({ email: 'ada@example.com', password: PASSWORD }))).toBe('ok');
-    clock.advance(1);
   });
 });
 
@@ -369,7 +395,7 @@ describe('sessions', () => {
     const plain = await registered();
     await plain.auth.logout(plain.first.accessToken);
     expect(await code(plain.auth.verifyAccessToken(plain.first.accessToken))).toBe('ok');
-    const checked = await registered({ checkSessionOnVerify: { cacheTtlMs: 5000, cacheSize: 100 } });
+    const checked = await registered({ checkSessionOnVerify: { cacheTtlSeconds: 5, cacheSize: 100 } });
     expect(await code(checked.auth.verifyAccessToken(checked.first.accessToken))).toBe('ok');
     await checked.auth.logout(checked.first.accessToken);
     expect(await code(checked.auth.verifyAccessToken(checked.first.accessToken))).toBe('invalid_token');
@@ -377,7 +403,7 @@ describe('sessions', () => {
 
   it('per-request checking caches for a bounded time', async () => {
     const { auth, clock, first, sessionStore } = await registered({
-      checkSessionOnVerify: { cacheTtlMs: 5000, cacheSize: 100 },
+      checkSessionOnVerify: { cacheTtlSeconds: 5, cacheSize: 100 },
     });
     await auth.verifyAccessToken(first.accessToken);
     // Revoked behind this instance's back (another server): seen once the cache entry expires.
@@ -415,9 +441,14 @@ describe('sessions', () => {
     await auth.logout(more[0]!.accessToken);
     clock.advance(2 * DAY);
     const fresh = await auth.login({ email: 'ada@example.com', password: PASSWORD });
-    expect(await auth.cleanupSessions()).toBe(1);
+    expect(await auth.cleanup()).toEqual({
+      sessions: 1,
+      oneTimeTokens: 0,
+      auditEvents: 0,
+      outboxMessages: 0,
+    });
     clock.advance(6 * DAY);
-    expect(await auth.cleanupSessions()).toBe(4);
+    expect(await auth.cleanup()).toMatchObject({ sessions: 4 });
     expect(await sessionStore.findById(first.user.tenantId, fresh.session.id)).not.toBeNull();
     expect(await sessionStore.findById(first.user.tenantId, first.session.id)).toBeNull();
   });
@@ -431,13 +462,13 @@ describe('sessions', () => {
       handle = realSetInterval(fn, ms);
       return handle;
     }) as typeof setInterval);
-    const probe = auth.startSessionCleanup({ intervalMs: 60_000 });
+    const probe = auth.startCleanup({ intervalSeconds: 60 });
     expect(handle?.hasRef()).toBe(false);
     probe.stop();
     vi.restoreAllMocks();
 
     vi.useFakeTimers();
-    const timer = auth.startSessionCleanup({ intervalMs: 60_000 });
+    const timer = auth.startCleanup({ intervalSeconds: 60 });
     clock.advance(8 * DAY);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(await find(first.session.id)).toBeNull();
@@ -446,7 +477,9 @@ describe('sessions', () => {
     clock.advance(8 * DAY);
     await vi.advanceTimersByTimeAsync(180_000);
     expect(await find(later.session.id)).not.toBeNull();
-    expect(() => auth.startSessionCleanup({ intervalMs: 10 })).toThrow(/intervalMs/);
+    expect(() => auth.startCleanup({ intervalSeconds: 0 })).toThrow(
+      expect.objectContaining({ code: 'invalid_configuration', option: 'intervalSeconds' }),
+    );
   });
 });
 
@@ -460,5 +493,48 @@ describe('tenants', () => {
     expect(await auth.getMyTenant(claimsA)).toEqual(a.tenant);
     expect(await code(auth.getTenant(claimsA, b.tenant.id))).toBe('not_found');
     expect(await code(auth.getTenant(claimsA, 'nope'))).toBe('not_found');
+  });
+});
+
+describe('the per-account throttle options', () => {
+  /** A store that records the keys it is given and can be switched off. */
+  class SpyStore implements RateLimitStore {
+    readonly keys: string[] = [];
+    down = false;
+    readonly inner = new MemoryRateLimitStore();
+    async hit(key: string, options: { windowMs: number; now: number; cost?: number }): Promise<RateLimitHit> {
+      this.keys.push(key);
+      if (this.down) throw new Error('connect ECONNREFUSED');
+      return this.inner.hit(key, options);
+    }
+  }
+
+  it('keys the counters by HMAC of the email with accountKeySecret, and warns through the given logger', async () => {
+    const store = new SpyStore();
+    const warnings: string[] = [];
+    const consoleWarn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const { auth } = setup({
+      rateLimit: { store, accountKeySecret: 'account-key-secret' },
+      logger: { ...quiet, warn: (_obj, msg) => warnings.push(msg) },
+    });
+    await code(
+      auth.login({ email: 'Ada@Example.com', password: 'wrong-password-1' }, { ipAddress: '192.0.2.1' }),
+    );
+    const hmac = createHmac('sha256', 'account-key-secret')
+      .update('ada@example.com')
+      .digest('hex')
+      .slice(0, 32);
+    expect(store.keys).toEqual([`account.0:${hmac}|ip:192.0.2.1`, `account:${hmac}`]);
+    store.down = true;
+    expect(await code(auth.login({ email: 'ada@example.com', password: 'wrong-password-1' }))).toBe(
+      'unavailable',
+    );
+    expect(warnings).toEqual(['rate-limit store failed; refusing requests until it recovers']);
+    expect(consoleWarn).not.toHaveBeenCalled();
+    expect(consoleError).not.toHaveBeenCalled();
+    consoleWarn.mockRestore();
+    consoleError.mockRestore();
+    await store.inner.close();
   });
 });

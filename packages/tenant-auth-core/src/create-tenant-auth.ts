@@ -1,218 +1,302 @@
-import type { AccessClaims, TenantAuth } from './api-types.js';
-import { type Clock, type RandomBytes, systemClock, systemRandom } from './clock.js';
-import { TenantAuthError } from './errors.js';
-import { createLogin } from './login.js';
-import { createPasswordHasher, type PasswordHasher, type PasswordHasherOptions } from './passwords/hasher.js';
-import { createPasswordPolicy, type PasswordPolicyOptions } from './passwords/policy.js';
-import { createLoginThrottle } from './rate-limit/login-throttle.js';
-import type { RateLimitLogger, StoreErrorPolicy } from './rate-limit/rate-limiter.js';
-import { createRegistration } from './registration.js';
-import { type AuthEvent, emitter } from './sessions/events.js';
-import { createSessionManager, isUuid } from './sessions/session-manager.js';
-import type { RateLimitStore, SessionStore, TenantAuthStore } from './stores/types.js';
-import type { AccessTokenKeyOptions } from './tokens/keys.js';
+import { createAccountDeletion } from './accounts/account-deletion.js';
+import { createEmailAddress } from './accounts/email-address.js';
+import { TENANT_NAME_MAX_LENGTH } from './accounts/inputs.js';
+import { createLogin, LOGIN_FIELD_MAX_LENGTH } from './accounts/login.js';
+import { createPasswordConfirmation } from './accounts/password-confirmation.js';
+import { createPasswordRecovery } from './accounts/password-recovery.js';
+import { createRegistration } from './accounts/registration.js';
+import { createTenantReads } from './accounts/tenant-reads.js';
+import { createAuditLog } from './audit/audit-log.js';
+import { createBackground } from './background.js';
+import { cleanUp } from './cleanup.js';
+import { DEVICE_INFO_MAX_LENGTH } from './device-info.js';
+import { EMAIL_MAX_LENGTH } from './email.js';
+import { configurationError } from './errors.js';
+import { createEventLog } from './events/event-log.js';
+import { resolveInstrumentation } from './instrumentation.js';
+import { createMailOutbox, type MailOutbox } from './mail/mail-outbox.js';
+import { createMailSeal } from './mail/sealing.js';
+import { currentUser, memberOf } from './members/authorization.js';
+import { createInvitations } from './members/invitations.js';
+import { createMembers } from './members/members.js';
+import { type ResolvedOptions, resolveOptions, type TenantAuthOptions } from './options.js';
+import { createPasswordHasher, type PasswordHasher } from './passwords/hasher.js';
+import { createPasswordPolicy } from './passwords/policy.js';
+import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit-store.js';
+import type { RateLimitBudget } from './rate-limit/rate-limit-result.js';
+import { createRequestLimits } from './rate-limit/request-limits.js';
+import type { Services } from './services.js';
+import { createActiveSessionCache } from './sessions/active-session-cache.js';
+import { createRotation } from './sessions/rotation.js';
+import { createSessionAccess } from './sessions/session-access.js';
+import { createSessionTokens } from './sessions/session-tokens.js';
+import type { CleanupResult, TenantAuth } from './tenant-auth.js';
+import { createOneTimeTokens } from './tokens/one-time-tokens.js';
 import { createTokenService } from './tokens/token-service.js';
-import type { Tenant } from './types.js';
 
-const DAY = 86_400;
-
-export interface TenantAuthOptions {
-  /** Tenants and users. */
-  store: TenantAuthStore;
-  /** Sessions. */
-  sessionStore: SessionStore;
-  /** Access-token signing: `{ secret }` (HS256, >= 32 bytes) or `{ algorithm: 'EdDSA' | 'ES256', keys }`. */
-  accessToken: AccessTokenKeyOptions;
-  /** HS256 secret for refresh tokens (>= 32 bytes, different from the access secret). */
-  refreshSecret: string | Uint8Array;
-  /** `iss` of the tokens. Default `'tenant-auth'`. */
-  issuer?: string;
-  /** `aud` of the tokens. Default `'tenant-auth'`. */
-  audience?: string;
-  /** Default 900 (15 minutes). */
-  accessTokenTtlSeconds?: number;
-  /** Default 604800 (7 days); also the sliding session expiry. */
-  refreshTokenTtlSeconds?: number;
-  /** Hard session lifetime from login. Default 30 days. */
-  sessionAbsoluteTtlSeconds?: number;
-  /** Refresh race grace period. Default 10; 0 turns it off. */
-  refreshReuseGraceSeconds?: number;
-  /** How long revoked sessions are kept (for audit) before cleanup deletes them. Default 30 days. */
-  revokedSessionRetentionSeconds?: number;
-  /** Rows per cleanup batch. Default 1000. */
-  cleanupBatchSize?: number;
-  /** Password policy rules (all configurable). */
-  passwordPolicy?: PasswordPolicyOptions;
-  /** bcrypt cost, pepper, pool size and queue bound. */
-  passwordHashing?: PasswordHasherOptions;
-  /** A hasher of your own (e.g. one shared across services); `passwordHashing` is then ignored. */
-  passwordHasher?: PasswordHasher;
-  /** Per-account throttling of failed logins. Off unless a store is given. */
-  loginThrottle?: {
-    store: RateLimitStore;
-    maxFailures?: number;
-    windowSeconds?: number;
-    onStoreError?: StoreErrorPolicy;
-    /** Receives store-outage warnings (pino-compatible). Default `console.warn`. */
-    logger?: RateLimitLogger;
-    /** HMAC key for the per-email counter keys, so the store cannot confirm a guessed address. */
-    secret?: string | Uint8Array;
-  };
-  /**
-   * Check on every `verifyAccessToken` that the session is still active, so a logout cuts access
-   * tokens at once. `true` uses a 5 s cache of at most 10,000 sessions.
-   */
-  checkSessionOnVerify?: boolean | { cacheTtlMs?: number; cacheSize?: number };
-  /** Audit hook: ids and IPs, never secrets. */
-  onEvent?: (event: AuthEvent) => void;
-  clock?: Clock;
-  random?: RandomBytes;
-}
-
-function sessionCheckOptions(value: TenantAuthOptions['checkSessionOnVerify']) {
-  if (!value) return undefined;
-  const { cacheTtlMs = 5_000, cacheSize = 10_000 } = value === true ? {} : value;
-  if (cacheTtlMs < 0 || cacheTtlMs > 60_000)
-    throw new TypeError('checkSessionOnVerify.cacheTtlMs must be within 0..60000');
-  if (!Number.isInteger(cacheSize) || cacheSize < 1)
-    throw new TypeError('checkSessionOnVerify.cacheSize must be a positive integer');
-  return { cacheTtlMs, cacheSize };
-}
-
-function nonNegativeInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 0) throw new TypeError(`${name} must be a non-negative integer`);
-  return value;
-}
-
-/**
- * Composes the services of tenant-auth: registration, login, refresh rotation, logout, sessions,
- * tenant reads and JWKS.
- *
- * @example
- * const auth = createTenantAuth({
- *   store: new MemoryTenantAuthStore(),
- *   sessionStore: new MemorySessionStore(),
- *   accessToken: { secret: process.env.JWT_SECRET! },
- *   refreshSecret: process.env.JWT_REFRESH_SECRET!,
- * });
- * const { accessToken, refreshToken } = await auth.register({ email: 'ada@example.com', password: 'Correct-Horse-42' });
- * const claims = await auth.verifyAccessToken(accessToken);
- */
-export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
-  const clock = options.clock ?? systemClock;
-  const random = options.random ?? systemRandom;
-  const emit = emitter(options.onEvent);
-  const tokens = createTokenService({
-    issuer: options.issuer ?? 'tenant-auth',
-    audience: options.audience ?? 'tenant-auth',
-    accessToken: options.accessToken,
-    refreshSecret: options.refreshSecret,
-    clock,
-    random,
-    ...(options.accessTokenTtlSeconds === undefined
-      ? {}
-      : { accessTokenTtlSeconds: options.accessTokenTtlSeconds }),
-    ...(options.refreshTokenTtlSeconds === undefined
-      ? {}
-      : { refreshTokenTtlSeconds: options.refreshTokenTtlSeconds }),
-  });
-  const cleanupBatchSize = options.cleanupBatchSize ?? 1000;
-  if (!Number.isInteger(cleanupBatchSize) || cleanupBatchSize < 1)
-    throw new TypeError('cleanupBatchSize must be a positive integer');
-  const sessions = createSessionManager({
-    sessionStore: options.sessionStore,
-    tokens,
-    clock,
-    random,
-    emit,
-    absoluteTtlSeconds: nonNegativeInteger(
-      'sessionAbsoluteTtlSeconds',
-      options.sessionAbsoluteTtlSeconds ?? 30 * DAY,
-    ),
-    reuseGraceSeconds: nonNegativeInteger('refreshReuseGraceSeconds', options.refreshReuseGraceSeconds ?? 10),
-    revokedRetentionSeconds: nonNegativeInteger(
-      'revokedSessionRetentionSeconds',
-      options.revokedSessionRetentionSeconds ?? 30 * DAY,
-    ),
-    cleanupBatchSize,
-    sessionCheck: sessionCheckOptions(options.checkSessionOnVerify),
-  });
-  const hasher = options.passwordHasher ?? createPasswordHasher(options.passwordHashing);
-  const policy = createPasswordPolicy(options.passwordPolicy);
+/** A bcrypt hash at the configured cost, so an unknown email costs the same compare as a known one. */
+function dummyHashOf(hasher: PasswordHasher, options: ResolvedOptions): () => Promise<string> {
   let dummy: Promise<string> | undefined;
-  const dummyHash = (): Promise<string> => {
-    // A hash at the configured cost, so an unknown email costs the same compare as a known one.
+  return () => {
     if (dummy) return dummy;
-    const pending = hasher.hash(Buffer.from(random(32)).toString('base64url'));
+    const pending = hasher.hash(Buffer.from(options.random(32)).toString('base64url'));
     dummy = pending;
     pending.catch(() => {
       if (dummy === pending) dummy = undefined;
     });
     return pending;
   };
-  const throttle = options.loginThrottle
-    ? createLoginThrottle({
-        store: options.loginThrottle.store,
+}
+
+/** Says once, at creation, how requests are rate limited. */
+function describeRateLimits(options: ResolvedOptions): void {
+  const { rateLimit, logger } = options;
+  const isDefault = rateLimit?.store === undefined;
+  if (!rateLimit) {
+    logger.warn({ rateLimit: false }, 'tenant-auth: rate limiting is off (rateLimit: false)');
+    return;
+  }
+  const { windowSeconds: w, strict, general, account } = rateLimit;
+  logger.info(
+    {
+      rateLimit: {
+        windowSeconds: w,
+        strict,
+        general,
+        account,
+        store: isDefault ? 'memory' : 'custom',
+      },
+    },
+    isDefault
+      ? `tenant-auth: rate limits on an in-memory store (this process only; pass rateLimit.store to share them between instances): ${strict}/${w}s per client on credential routes, ${general}/${w}s elsewhere, ${account}/${w}s login attempts per account`
+      : `tenant-auth: rate limits on the given store: ${strict}/${w}s per client on credential routes, ${general}/${w}s elsewhere, ${account}/${w}s login attempts per account`,
+  );
+}
+
+/**
+ * Composes the services of tenant-auth: registration, login, refresh rotation, logout, sessions,
+ * tenant reads, JWKS, rate limits and cleanup. Every option is validated here, before any I/O; a bad
+ * one throws `TenantAuthError` with code `invalid_configuration` naming it.
+ *
+ * @example
+ * const auth = createTenantAuth({
+ *   stores: createMemoryStores(),
+ *   accessToken: { secret: process.env.JWT_SECRET! },
+ *   refreshSecret: process.env.JWT_REFRESH_SECRET!,
+ * });
+ * const { accessToken } = await auth.register({ email: 'ada@example.com', password: 'Correct-Horse-42' });
+ * const claims = await auth.verifyAccessToken(accessToken);
+ */
+export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
+  const resolved = resolveOptions(options);
+  const { stores, clock, random, logger } = resolved;
+  const instrumentation = resolveInstrumentation(resolved.instrumentation);
+  const events = createEventLog({ stores, clock, random, logger, onEvent: resolved.onEvent });
+  const tokens = createTokenService({
+    issuer: resolved.issuer,
+    audience: resolved.audience,
+    accessToken: resolved.accessToken,
+    refreshSecret: resolved.refreshSecret,
+    accessTokenTtlSeconds: resolved.accessTokenTtlSeconds,
+    refreshTokenTtlSeconds: resolved.refreshTokenTtlSeconds,
+    clock,
+    random,
+  });
+  const hasher = createPasswordHasher(resolved.passwordHashing, instrumentation);
+  const policy = createPasswordPolicy(resolved.passwordPolicy);
+  describeRateLimits(resolved);
+  // Last, once every option is known good: the default store starts a (unref'd) sweep timer.
+  const limits = resolved.rateLimit
+    ? createRequestLimits(
+        { ...resolved.rateLimit, store: resolved.rateLimit.store ?? new MemoryRateLimitStore() },
         clock,
-        ...(options.loginThrottle.maxFailures === undefined
-          ? {}
-          : { maxFailures: options.loginThrottle.maxFailures }),
-        ...(options.loginThrottle.windowSeconds === undefined
-          ? {}
-          : { windowMs: options.loginThrottle.windowSeconds * 1000 }),
-        ...(options.loginThrottle.onStoreError === undefined
-          ? {}
-          : { onStoreError: options.loginThrottle.onStoreError }),
+        logger,
+      )
+    : undefined;
+  // Made now, at start-up: the first login for an unknown email must not pay for a second hash.
+  const dummyHash = dummyHashOf(hasher, resolved);
+  dummyHash().catch((err: unknown) =>
+    logger.warn({ err }, 'tenant-auth: the dummy password hash failed; retrying on first use'),
+  );
+
+  const sessionTokens = createSessionTokens({
+    tokens,
+    clock,
+    random,
+    absoluteTtlSeconds: resolved.sessionAbsoluteTtlSeconds,
+  });
+  const cache = createActiveSessionCache(stores.sessions, clock, resolved.sessionCheck);
+  const sessionAccess = createSessionAccess({ stores, tokens, cache, clock, events });
+  const tenantReads = createTenantReads(stores.tenants);
+  const background = createBackground(logger);
+  const mail: MailOutbox | undefined = resolved.mail
+    ? createMailOutbox({
+        settings: resolved.mail,
+        // The outbox key is derived from the refresh secret: no further secret to configure and rotate.
+        seal: createMailSeal(
+          typeof resolved.refreshSecret === 'string'
+            ? Buffer.from(resolved.refreshSecret, 'utf8')
+            : resolved.refreshSecret,
+          random,
+        ),
+        stores,
+        clock,
+        random,
+        logger,
+        onDelivery: instrumentation.onMailDelivery,
       })
     : undefined;
-  const { store } = options;
-  const loadUser = (tenantId: string, userId: string) => store.findUserById(tenantId, userId);
+  const services: Services = {
+    stores,
+    clock,
+    random,
+    logger,
+    events,
+    hasher,
+    policy,
+    sessionTokens,
+    cache,
+    oneTimeTokens: createOneTimeTokens(clock, random),
+    mail,
+    limits,
+    background,
+    invitationTtlSeconds: resolved.invitationTtlSeconds,
+  };
+  const confirmPassword = createPasswordConfirmation(services);
+  const members = createMembers(services);
+  const invitations = createInvitations(services);
+  const recovery = createPasswordRecovery(services, confirmPassword);
+  const emailAddress = createEmailAddress(services, confirmPassword);
 
-  async function getTenant(claims: AccessClaims, tenantId: string): Promise<Tenant> {
-    // Tenant scoping comes from the verified token only: any other id is "not found", never "forbidden".
-    if (typeof tenantId !== 'string' || !isUuid(tenantId) || tenantId !== claims.tenantId) {
-      throw new TenantAuthError('not_found', 'Not found.');
-    }
-    const tenant = await store.findTenantById(tenantId);
-    if (!tenant) throw new TenantAuthError('not_found', 'Not found.');
-    return tenant;
-  }
-
-  let cleanupRunning: Promise<number> | undefined;
-  const cleanupSessions = () => {
-    cleanupRunning ??= sessions.cleanup().finally(() => {
+  let cleanupRunning: Promise<CleanupResult> | undefined;
+  const cleanup = () => {
+    cleanupRunning ??= cleanUp(stores, clock, {
+      revokedRetentionSeconds: resolved.revokedSessionRetentionSeconds,
+      auditRetentionSeconds: resolved.auditRetentionSeconds,
+      batchSize: resolved.cleanupBatchSize,
+    }).finally(() => {
       cleanupRunning = undefined;
     });
     return cleanupRunning;
   };
+  const register = createRegistration({
+    stores,
+    hasher,
+    policy,
+    sessionTokens,
+    clock,
+    random,
+    events,
+    enqueueVerification: emailAddress.enqueueVerification,
+    wakeMail: () => mail?.wake(),
+  });
+  const login = createLogin({
+    stores,
+    hasher,
+    sessionTokens,
+    dummyHash,
+    throttle: limits?.loginThrottle,
+    events,
+    background,
+    logger,
+  });
+  const refresh = createRotation({
+    stores,
+    tokens,
+    sessionTokens,
+    cache,
+    clock,
+    events,
+    reuseGraceSeconds: resolved.refreshReuseGraceSeconds,
+  });
 
   return {
-    register: createRegistration({ store, hasher, policy, sessions, clock, random, emit }),
-    login: createLogin({ store, hasher, sessions, dummyHash, throttle, emit }),
-    refresh: (refreshToken, context = {}) => sessions.refresh(refreshToken, context, loadUser),
-    async logout(token, context = {}) {
-      await sessions.logout(token, context);
+    inputLimits: {
+      emailMaxLength: EMAIL_MAX_LENGTH,
+      passwordMinLength: policy.minLength,
+      passwordMaxLength: policy.maxLength,
+      tenantNameMaxLength: TENANT_NAME_MAX_LENGTH,
+      deviceInfoMaxLength: DEVICE_INFO_MAX_LENGTH,
+      loginFieldMaxLength: LOGIN_FIELD_MAX_LENGTH,
     },
+    register: (input, context) =>
+      instrumentation.span('tenant-auth.register', () => register(input, context)),
+    login: (input, context) => instrumentation.span('tenant-auth.login', () => login(input, context)),
+    refresh: (token, context) => instrumentation.span('tenant-auth.refresh', () => refresh(token, context)),
+    logout: sessionAccess.logout,
     async verifyAccessToken(token) {
       const claims = await tokens.verifyAccessToken(token);
-      await sessions.assertActive(claims);
+      await cache.assertActive(claims);
       return claims;
     },
-    listSessions: (claims) => sessions.list(claims),
-    revokeSession: (claims, sessionId) => sessions.revokeOne(claims, sessionId),
-    revokeAllSessions: (claims, revokeOptions) => sessions.revokeAll(claims, revokeOptions),
-    getTenant,
-    getMyTenant: (claims) => getTenant(claims, claims.tenantId),
+    listSessions: sessionAccess.list,
+    revokeSession: sessionAccess.revokeOne,
+    revokeAllSessions: sessionAccess.revokeAll,
+    getTenant: tenantReads.getTenant,
+    getMyTenant: tenantReads.getMyTenant,
     jwks: () => tokens.jwks(),
-    cleanupSessions,
-    startSessionCleanup({ intervalMs = 10 * 60_000, onError } = {}) {
-      if (!Number.isInteger(intervalMs) || intervalMs < 1000)
-        throw new TypeError('intervalMs must be an integer >= 1000');
+    async rateLimit(budget, context) {
+      if (!limits) return null;
+      try {
+        return await limits.consume(budget, context);
+      } catch (err) {
+        const refused = (err as { rateLimit?: { budget: RateLimitBudget } }).rateLimit;
+        if (refused)
+          events.emit({ type: 'rate_limited', budget: refused.budget, ...events.unattributed(context) });
+        throw err;
+      }
+    },
+    authorize: async (claims, minimum) => memberOf(await currentUser(stores, claims, minimum)),
+    listMembers: members.list,
+    changeMemberRole: members.changeRole,
+    removeMember: members.remove,
+    createInvitation: invitations.create,
+    listInvitations: invitations.list,
+    revokeInvitation: invitations.revoke,
+    acceptInvitation: invitations.accept,
+    forgotPassword: recovery.forgot,
+    resetPassword: recovery.reset,
+    changePassword: recovery.change,
+    requestEmailVerification: emailAddress.requestVerification,
+    verifyEmail: emailAddress.verify,
+    changeEmail: emailAddress.change,
+    confirmEmailChange: emailAddress.confirmChange,
+    deleteAccount: createAccountDeletion(services, confirmPassword),
+    listAuditEvents: createAuditLog(services),
+    async deliverMail() {
+      if (!mail) return { delivered: 0, retried: 0, dead: 0 };
+      return mail.deliver();
+    },
+    startMailDelivery({ intervalSeconds = 5 } = {}) {
+      if (!mail)
+        throw configurationError(
+          'startMailDelivery',
+          'mail',
+          'is not configured (the mail option of createTenantAuth)',
+        );
+      if (!Number.isSafeInteger(intervalSeconds) || intervalSeconds < 1) {
+        throw configurationError('startMailDelivery', 'intervalSeconds', 'must be a positive integer');
+      }
+      return mail.start(intervalSeconds);
+    },
+    outboxCounts: () => stores.outbox.counts(),
+    whenIdle: () => background.whenIdle(),
+    stats: () => ({ hashing: hasher.stats() }),
+    cleanup,
+    startCleanup({ intervalSeconds = 600 } = {}) {
+      if (!Number.isSafeInteger(intervalSeconds) || intervalSeconds < 1) {
+        throw configurationError('startCleanup', 'intervalSeconds', 'must be a positive integer');
+      }
       const timer = setInterval(() => {
-        cleanupSessions().catch((err: unknown) => onError?.(err));
-      }, intervalMs);
+        cleanup().catch((err: unknown) => logger.warn({ err }, 'tenant-auth: scheduled cleanup failed'));
+      }, intervalSeconds * 1000);
       timer.unref();
-      return { stop: () => clearInterval(timer) };
+      return {
+        async stop() {
+          clearInterval(timer);
+          await cleanupRunning?.catch(() => {});
+        },
+      };
     },
   };
 }

@@ -47,9 +47,9 @@ describe('parseEmail', () => {
     if (!parsed.ok) expect(parsed.error).toMatchObject({ field: 'email', code: 'required' });
   });
 
-  it.each([42, {}, ['ada@example.com'], true])('rejects the non-string %j as invalid_email', (input) => {
+  it.each([42, {}, ['ada@example.com'], true])('rejects the non-string %j as invalid_type', (input) => {
     const parsed = parseEmail(input);
-    expect(parsed).toMatchObject({ ok: false, error: { field: 'email', code: 'invalid_email' } });
+    expect(parsed).toMatchObject({ ok: false, error: { field: 'email', code: 'invalid_type' } });
   });
 
   it.each([

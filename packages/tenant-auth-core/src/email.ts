@@ -19,15 +19,23 @@ function invalid(message: string): { ok: false; error: FieldError } {
   return { ok: false, error: { field: 'email', code: 'invalid_email', message } };
 }
 
+/** ASCII whitespace only: a Unicode space is part of the address, not padding around it. */
+const ASCII_PADDING = /^[ \t\r\n]+|[ \t\r\n]+$/g;
+
 /**
- * The normalised form of an email address: trimmed and lower-cased. Uniqueness is checked on this form,
- * so it is case-insensitive.
+ * @internal The normalised form of an email address, the one rule every lookup by email uses: ASCII
+ * whitespace trimmed, ASCII letters lower-cased, nothing else touched. Registration accepts ASCII
+ * addresses only, and no Unicode character is ever folded or normalised into ASCII here, so an address
+ * that differs from an account's only by such characters (the Kelvin sign `K` for `k`, a Turkish dotted
+ * `İ`, a fullwidth `ａ`, a combining mark) never reaches that account, in login or in any later flow.
+ * (Full Unicode lower-casing turns `\u212A` into `k`: the classic account-takeover path.)
  *
  * @example
  * normalizeEmail('  Ada@Example.COM ') // 'ada@example.com'
+ * normalizeEmail('\u212Aelvin@example.com') // '\u212Aelvin@example.com': not kelvin@example.com
  */
 export function normalizeEmail(s: string): string {
-  return s.trim().toLowerCase();
+  return s.replace(ASCII_PADDING, '').replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
 /**
@@ -51,8 +59,13 @@ export function parseEmail(input: unknown): ParsedEmail {
       error: { field: 'email', code: 'required', message: 'An email address is required.' },
     };
   }
-  if (typeof input !== 'string') return invalid('The email address must be a string.');
-  const trimmed = input.trim();
+  if (typeof input !== 'string') {
+    return {
+      ok: false,
+      error: { field: 'email', code: 'invalid_type', message: 'The email address must be a string.' },
+    };
+  }
+  const trimmed = input.replace(ASCII_PADDING, '');
   if (trimmed === '') {
     return {
       ok: false,
@@ -66,6 +79,10 @@ export function parseEmail(input: unknown): ParsedEmail {
   const at = trimmed.lastIndexOf('@');
   if (at >= 0 && Buffer.byteLength(trimmed.slice(0, at), 'utf8') > EMAIL_LOCAL_PART_MAX_LENGTH) {
     return invalid(`The part before the @ must be at most ${EMAIL_LOCAL_PART_MAX_LENGTH} characters long.`);
+  }
+  // Printable ASCII only: see normalizeEmail for why nothing that folds into ASCII may be registered.
+  if (!/^[\x21-\x7e]+$/.test(trimmed)) {
+    return invalid('The email address must be written in ASCII letters, digits and symbols.');
   }
   if (!emailSchema.safeParse(trimmed).success) return invalid('The email address is not valid.');
   const email = normalizeEmail(trimmed);

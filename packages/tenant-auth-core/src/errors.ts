@@ -1,6 +1,16 @@
+import type { RateLimitResult } from './rate-limit/rate-limit-result.js';
+
 /**
- * Stable error codes. Callers switch on `code`, never on messages or `instanceof` across packages.
- * `status` is the HTTP status an adapter should answer with.
+ * Every error code of tenant-auth, with the HTTP status an adapter answers it with. Callers switch on
+ * `code`, never on messages or on `instanceof` across packages.
+ *
+ * - The codes a client can receive are the ones of the HTTP contract (API.md).
+ * - `email_taken` and `slug_taken` are raised by stores and turned into `validation_failed` by core.
+ * - `invalid_configuration` is thrown by factories (`createTenantAuth`, `createTenantAuthKoa`, ...) at
+ *   creation time, before any I/O; its `option` names the offending option.
+ *
+ * @example
+ * ERROR_STATUS.invalid_token; // 401
  */
 export const ERROR_STATUS = {
   validation_failed: 400,
@@ -8,19 +18,33 @@ export const ERROR_STATUS = {
   invalid_credentials: 401,
   invalid_token: 401,
   csrf_rejected: 403,
+  forbidden: 403,
   not_found: 404,
+  last_owner: 409,
   email_taken: 409,
   slug_taken: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  invalid_configuration: 500,
   unavailable: 503,
 } as const;
 
+/**
+ * A stable error code (the keys of `ERROR_STATUS`).
+ *
+ * @example
+ * const code: TenantAuthErrorCode = 'invalid_credentials';
+ */
 export type TenantAuthErrorCode = keyof typeof ERROR_STATUS;
 
-/** Codes a field-level validation failure may carry (see API.md). */
+/**
+ * Codes a field-level validation failure may carry (API.md).
+ *
+ * @example
+ * const code: FieldErrorCode = 'email_taken';
+ */
 export type FieldErrorCode =
   | 'invalid_email'
   | 'email_taken'
@@ -31,30 +55,52 @@ export type FieldErrorCode =
   | 'common_password'
   | 'required'
   | 'invalid_type'
-  | 'invalid_value';
+  | 'invalid_value'
+  | 'invalid_or_expired'
+  | 'incorrect'
+  | 'invalid_role';
 
+/**
+ * One field of a `validation_failed` error.
+ *
+ * @example
+ * const error: FieldError = { field: 'password', code: 'too_short', message: 'At least 12 characters.' };
+ */
 export interface FieldError {
+  /** The input field, dotted for nested fields (`'email'`, `'body'` for the body as a whole). */
   field: string;
   code: FieldErrorCode;
+  /** A human-readable sentence; never parse it. */
   message: string;
 }
 
+/**
+ * Options of the {@link TenantAuthError} constructor.
+ *
+ * @example
+ * new TenantAuthError('rate_limited', 'Too many requests.', { retryAfterSeconds: 30 });
+ */
 export interface TenantAuthErrorOptions {
   cause?: unknown;
   /** Field errors of a `validation_failed`. */
   errors?: FieldError[];
   /** Seconds after which a `rate_limited` or `unavailable` request may be retried. */
   retryAfterSeconds?: number;
+  /** The option an `invalid_configuration` error is about, as a path (`'accessToken.secret'`). */
+  option?: string;
+  /** The budget that refused a `rate_limited` request, for the `RateLimit-*` headers. */
+  rateLimit?: RateLimitResult;
 }
 
 /**
- * The one error class of tenant-auth.
+ * The one error class of tenant-auth. Every failure of every package is one of these, with a stable
+ * `code` and the HTTP `status` that goes with it.
  *
  * @example
  * try {
  *   await auth.login({ email, password }, { ipAddress, userAgent });
  * } catch (err) {
- *   if (isTenantAuthError(err) && err.code === 'invalid_credentials') showLoginError();
+ *   if (isTenantAuthError(err, 'invalid_credentials')) showLoginError();
  *   else throw err;
  * }
  */
@@ -64,6 +110,8 @@ export class TenantAuthError extends Error {
   readonly status: number;
   readonly errors: FieldError[] | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly option: string | undefined;
+  readonly rateLimit: RateLimitResult | undefined;
 
   constructor(code: TenantAuthErrorCode, message: string, options: TenantAuthErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -71,11 +119,14 @@ export class TenantAuthError extends Error {
     this.status = ERROR_STATUS[code];
     this.errors = options.errors;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.option = options.option;
+    this.rateLimit = options.rateLimit;
   }
 }
 
 /**
- * Duck-typed check, safe across package copies (two versions of core in one tree).
+ * Whether `err` is a `TenantAuthError` (optionally with that `code`). Duck-typed, so it holds across
+ * two copies of the package in one dependency tree.
  *
  * @example
  * if (isTenantAuthError(err, 'invalid_token')) ctx.status = 401;
@@ -90,4 +141,46 @@ export function isTenantAuthError(err: unknown, code?: TenantAuthErrorCode): err
 /** @internal Builds a `validation_failed` error from field errors. */
 export function validationError(errors: FieldError[]): TenantAuthError {
   return new TenantAuthError('validation_failed', 'The request is invalid.', { errors });
+}
+
+/** @internal The one answer for a one-time token that is unknown, used, replaced or expired. */
+export function invalidOrExpired(field = 'token'): TenantAuthError {
+  return validationError([
+    { field, code: 'invalid_or_expired', message: 'This link is invalid or has expired; ask for a new one.' },
+  ]);
+}
+
+/** @internal A wrong current password given to confirm a change. */
+export function incorrectPassword(field: string): TenantAuthError {
+  return validationError([{ field, code: 'incorrect', message: 'The password is incorrect.' }]);
+}
+
+/** @internal The caller's role does not allow the operation. */
+export function forbidden(message = 'Your role does not allow this.'): TenantAuthError {
+  return new TenantAuthError('forbidden', message);
+}
+
+/** @internal */
+export function notFound(): TenantAuthError {
+  return new TenantAuthError('not_found', 'Not found.');
+}
+
+/**
+ * The one way a factory reports a bad option: a `TenantAuthError` with code `invalid_configuration`,
+ * naming the factory and the option, thrown at creation time before any I/O. For adapter authors, so
+ * their factories fail the way tenant-auth's own do.
+ *
+ * @example
+ * if (!Number.isSafeInteger(timeoutMs)) throw configurationError('MyStore', 'timeoutMs', 'must be an integer');
+ */
+export function configurationError(
+  factory: string,
+  option: string,
+  problem: string,
+  cause?: unknown,
+): TenantAuthError {
+  return new TenantAuthError('invalid_configuration', `${factory}: ${option} ${problem}`, {
+    option,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }

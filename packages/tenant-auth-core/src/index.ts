@@ -1,67 +1,67 @@
-export type { AccessClaims, AuthResult, RegisterResult, TenantAuth } from './api-types.js';
+// tenant-auth-core: what an application team uses. Store authors: `tenant-auth-core/store-kit`.
+// Tests: `tenant-auth-core/testing`.
+
+export type { ChangeEmailInput } from './accounts/email-address.js';
+export type { ChangePasswordInput, ResetPasswordInput } from './accounts/password-recovery.js';
+export type { AuditEventListInput, AuditEventPage } from './audit/audit-log.js';
 export type { Clock, RandomBytes } from './clock.js';
-export { ManualClock, systemClock, systemRandom, uuidv7 } from './clock.js';
-export type { TenantAuthOptions } from './create-tenant-auth.js';
 export { createTenantAuth } from './create-tenant-auth.js';
-export { DEVICE_INFO_MAX_LENGTH, describeUserAgent } from './device-info.js';
-export type { ParsedEmail } from './email.js';
-export { EMAIL_LOCAL_PART_MAX_LENGTH, EMAIL_MAX_LENGTH, normalizeEmail, parseEmail } from './email.js';
 export type { FieldError, FieldErrorCode, TenantAuthErrorCode, TenantAuthErrorOptions } from './errors.js';
 export { ERROR_STATUS, isTenantAuthError, TenantAuthError } from './errors.js';
-export { getCommonPasswords } from './passwords/common-passwords.js';
-export type { PasswordHasher, PasswordHasherOptions, PasswordHasherStats } from './passwords/hasher.js';
-export { createPasswordHasher, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from './passwords/hasher.js';
-export type { PasswordContext, PasswordPolicy, PasswordPolicyOptions } from './passwords/policy.js';
-export { createPasswordPolicy } from './passwords/policy.js';
 export type {
-  ClientIpKeyOptions,
-  LoginThrottle,
-  LoginThrottleOptions,
-  MemoryRateLimitStoreOptions,
-  RateLimiter,
-  RateLimiterOptions,
-  RateLimitLogger,
-  RateLimitResult,
-  StoreErrorPolicy,
-} from './rate-limit/index.js';
-export {
-  checkHitOptions,
-  clientIpKey,
-  createLoginThrottle,
-  createRateLimiter,
-  MemoryRateLimitStore,
-  RATE_LIMIT_DEFAULTS,
-  SLIDING_LOG_ENTRY_CAP,
-  slidingLogSlotMs,
-  UNKNOWN_IP_KEY,
-} from './rate-limit/index.js';
-export type { LoginInput, RegisterInput } from './schemas.js';
-export { loginInputSchema, parseInput, refreshInputSchema, registerInputSchema } from './schemas.js';
-export type { AuthEvent } from './sessions/events.js';
-export { initialSlug, isValidSlug, slugify, withSlugSuffix } from './slug.js';
-export { MemorySessionStore, MemoryTenantAuthStore } from './stores/memory.js';
+  AuthEvent,
+  AuthEventBase,
+  AuthEventType,
+  LoginFailureReason,
+  UnattributedEventBase,
+} from './events/auth-event.js';
+export { isUuid } from './ids.js';
 export type {
-  RateLimitHit,
-  RateLimitStore,
-  SessionRotation,
-  SessionStore,
-  TenantAuthStore,
-} from './stores/types.js';
+  Instrumentation,
+  PasswordHashingMeasurement,
+  SpanName,
+} from './instrumentation.js';
+export type { Logger } from './logger.js';
+export { consoleLogger } from './logger.js';
+export type { MailDeliveryOutcome, MailDeliveryResult } from './mail/mail-outbox.js';
+export type { Mailer, MailMessage } from './mail/mailer.js';
+export type { MailContent, MailTemplateData, MailTemplateName, MailTemplates } from './mail/templates.js';
+export type { AcceptInvitationInput, CreateInvitationInput } from './members/invitations.js';
+export type { MailOptions, RateLimitOptions, TenantAuthOptions } from './options.js';
+export type { PasswordHasherOptions, PasswordHasherStats } from './passwords/hasher.js';
+export type { PasswordPolicyOptions } from './passwords/policy.js';
+export type { MemoryRateLimitStoreOptions } from './rate-limit/memory-rate-limit-store.js';
+export { MemoryRateLimitStore } from './rate-limit/memory-rate-limit-store.js';
+export type { ClientBudget, RateLimitBudget, RateLimitResult } from './rate-limit/rate-limit-result.js';
+export type { RateLimitHit, RateLimitHitOptions, RateLimitStore } from './rate-limit/rate-limit-store.js';
+export type {
+  AuditEvent,
+  AuditEventType,
+  Invitation,
+  Member,
+  PublicUser,
+  RequestContext,
+  Role,
+  SessionInfo,
+  Tenant,
+} from './records.js';
+export { createMemoryStores } from './stores/memory/memory-stores.js';
+export type { OutboxCounts, TenantAuthStores, TransactionStores } from './stores/tenant-auth-stores.js';
+export type {
+  AccessClaims,
+  AuthResult,
+  CleanupResult,
+  InputLimits,
+  LoginInput,
+  RegisterInput,
+  RegisterResult,
+  ScheduledWork,
+  TenantAuth,
+  TenantAuthStats,
+} from './tenant-auth.js';
 export type {
   AccessKeyPair,
   AccessTokenKeyOptions,
   AsymmetricAlgorithm,
   KeyMaterial,
-  RefreshClaims,
-  RefreshTokenFields,
-  TokenService,
-  TokenServiceOptions,
-} from './tokens/index.js';
-export {
-  ACCESS_TOKEN_TYP,
-  createTokenService,
-  hashRefreshToken,
-  MIN_SECRET_BYTES,
-  REFRESH_TOKEN_TYP,
-} from './tokens/index.js';
-export type { PublicUser, RequestContext, Session, SessionInfo, Tenant, User } from './types.js';
+} from './tokens/keys.js';

@@ -232,7 +232,9 @@ describe('option validation', () => {
   });
 
   it.each([3, 32, 4.5, Number.NaN, '12', undefined])('rejects cost %j', (cost) => {
-    expect(() => validateCost(cost as number)).toThrow(expect.objectContaining({ code: 'internal_error' }));
+    expect(() => validateCost(cost as number)).toThrow(
+      expect.objectContaining({ code: 'invalid_configuration' }),
+    );
   });
 
   it.each([
@@ -243,7 +245,9 @@ describe('option validation', () => {
     { maxQueue: -1 },
     { pepper: '' },
   ])('rejects %j at creation', (options) => {
-    expect(() => createPasswordHasher(options)).toThrow(expect.objectContaining({ code: 'internal_error' }));
+    expect(() => createPasswordHasher(options)).toThrow(
+      expect.objectContaining({ code: 'invalid_configuration' }),
+    );
   });
 
   it('accepts an empty queue', () => {

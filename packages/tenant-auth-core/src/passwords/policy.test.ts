@@ -224,12 +224,12 @@ describe('createPasswordPolicy options', () => {
     { minLength: Number.NaN },
   ])('rejects the invalid options %j at creation', (options) => {
     expect(() => createPasswordPolicy(options)).toThrow(
-      expect.objectContaining({ name: 'TenantAuthError', code: 'internal_error' }),
+      expect.objectContaining({ name: 'TenantAuthError', code: 'invalid_configuration' }),
     );
     try {
       createPasswordPolicy(options);
     } catch (err) {
-      expect(isTenantAuthError(err, 'internal_error')).toBe(true);
+      expect(isTenantAuthError(err, 'invalid_configuration')).toBe(true);
     }
   });
 });

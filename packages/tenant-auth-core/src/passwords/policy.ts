@@ -1,7 +1,13 @@
-import { type FieldError, type FieldErrorCode, TenantAuthError } from '../errors.js';
+import { configurationError, type FieldError, type FieldErrorCode } from '../errors.js';
 import { getCommonPasswords } from './common-passwords.js';
 
-/** Options of {@link createPasswordPolicy}; every rule can be tuned or switched off. */
+/**
+ * The password rules (the `passwordPolicy` option of `createTenantAuth`); every rule can be tuned or
+ * switched off.
+ *
+ * @example
+ * const passwordPolicy: PasswordPolicyOptions = { minLength: 14, minCharacterClasses: 2 };
+ */
 export interface PasswordPolicyOptions {
   /** Minimum length in Unicode code points. Default 12. */
   minLength?: number;
@@ -23,19 +29,24 @@ export interface PasswordPolicyOptions {
   personalInfoMinPartLength?: number;
   /**
    * Common passwords to reject (compared case-insensitively), or `false` to disable the check.
-   * Default: the built-in list ({@link getCommonPasswords}).
+   * Default: the built-in list of about 2,300 passwords.
    */
   commonPasswords?: ReadonlySet<string> | false;
 }
 
-/** What the policy knows about the account the password is for. */
+/** @internal What the policy knows about the account the password is for. */
 export interface PasswordContext {
   email?: string;
   tenantName?: string;
   tenantSlug?: string;
 }
 
+/** @internal */
 export interface PasswordPolicy {
+  /** Shortest password accepted, in code points. */
+  readonly minLength: number;
+  /** Longest password accepted, in code points. */
+  readonly maxLength: number;
   /** Every rule the password breaks, all at once; an empty array when it passes. */
   check(password: string, context?: PasswordContext): FieldError[];
 }
@@ -61,13 +72,13 @@ const GENERIC_DOMAIN_LABELS: ReadonlySet<string> = new Set([
   'mil',
 ]);
 
-function configError(message: string): TenantAuthError {
-  return new TenantAuthError('internal_error', `Invalid password policy: ${message}`);
+function configError(message: string, option: string) {
+  return configurationError('createTenantAuth', `passwordPolicy.${option}`, message);
 }
 
 function requireInteger(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw configError(`${name} must be an integer from ${min} to ${max}, got ${String(value)}.`);
+    throw configError(`must be an integer from ${min} to ${max} (got ${String(value)})`, name);
   }
 }
 
@@ -174,7 +185,7 @@ function fieldError(code: FieldErrorCode, message: string): FieldError {
  * Builds the password policy. Defaults: 12 to 128 characters (code points), at least three of lower
  * case, upper case, digits and symbols, no personal information (email local part and domain label,
  * tenant name and slug; parts of 3+ characters, case-insensitive), not a common password. Invalid
- * options throw `TenantAuthError('internal_error')` at creation.
+ * options throw `invalid_configuration` at creation.
  *
  * @example
  * const policy = createPasswordPolicy({ minLength: 14 });
@@ -202,6 +213,8 @@ export function createPasswordPolicy(options: PasswordPolicyOptions = {}): Passw
   }
 
   return {
+    minLength,
+    maxLength,
     check(password, context = {}) {
       if (typeof password !== 'string') return [fieldError('required', 'A password is required.')];
       const errors: FieldError[] = [];

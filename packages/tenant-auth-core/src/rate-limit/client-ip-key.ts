@@ -1,15 +1,7 @@
-/**
- * The key every address that cannot be parsed shares: garbage is limited together, never per string.
- *
- * @example if (clientIpKey(ctx.ip) === UNKNOWN_IP_KEY) log.warn('client address unknown: check TRUST_PROXY');
- */
+/** @internal The key every address that cannot be parsed shares: garbage is limited together. */
 export const UNKNOWN_IP_KEY = 'ip:unknown';
 
-/**
- * Options of `clientIpKey`.
- *
- * @example clientIpKey(ip, { ipv6PrefixLength: 56 } satisfies ClientIpKeyOptions);
- */
+/** @internal Options of `clientIpKey`. */
 export interface ClientIpKeyOptions {
   /**
    * IPv6 addresses are counted per prefix of this many bits (default 64: one /64 is what a single host,
@@ -19,7 +11,7 @@ export interface ClientIpKeyOptions {
 }
 
 /**
- * The rate-limit key of a client address. IPv4 counts per address (`ip:203.0.113.7`); an IPv4-mapped IPv6
+ * @internal The rate-limit key of a client address. IPv4 counts per address (`ip:203.0.113.7`); an IPv4-mapped IPv6
  * address (`::ffff:203.0.113.7`, `::ffff:cb00:7107`) and a NAT64 address (`64:ff9b::203.0.113.7`) count as
  * that IPv4 address; other IPv6 addresses count per prefix (`ip:2001:db8:1:2::/64`), zone ids dropped.
  * Anything unparsable yields `UNKNOWN_IP_KEY`; it never throws for a bad address.
@@ -33,7 +25,7 @@ export interface ClientIpKeyOptions {
 export function clientIpKey(ip: string, options: ClientIpKeyOptions = {}): string {
   const { ipv6PrefixLength = 64 } = options;
   if (!Number.isInteger(ipv6PrefixLength) || ipv6PrefixLength < 0 || ipv6PrefixLength > 128) {
-    throw new RangeError('ipv6PrefixLength must be an integer from 0 to 128');
+    throw new RangeError(`ipv6PrefixLength must be an integer from 0 to 128, got ${ipv6PrefixLength}`);
   }
   if (typeof ip !== 'string' || ip.length === 0 || ip.length > 100) return UNKNOWN_IP_KEY;
   let text = ip.trim();
@@ -46,6 +38,47 @@ export function clientIpKey(ip: string, options: ClientIpKeyOptions = {}): strin
   if (v6 === undefined) return UNKNOWN_IP_KEY;
   if (isPrefix(v6, IPV4_MAPPED) || isPrefix(v6, NAT64_WELL_KNOWN)) return `ip:${v6.slice(12).join('.')}`;
   return `ip:${formatIpv6(mask(v6, ipv6PrefixLength))}/${ipv6PrefixLength}`;
+}
+
+/**
+ * @internal Who a hashing operation is for, for the pool's fair share: the client's network, or nobody
+ * (no share limit) when the address is absent or unparsable, as for a direct call without a context.
+ */
+export function hashingOwner(ip: string | null | undefined): { owner: string | undefined } {
+  const { network } = clientKeys(ip ?? '');
+  return { owner: network === UNKNOWN_IP_KEY ? undefined : network };
+}
+
+/**
+ * @internal The keys of a client address, from its own to coarser ones, and the key of its network:
+ * IPv4 `a.b.c.d` then its /24; IPv6 its /64, /56 and /48 (IPv4-mapped and NAT64 addresses count as
+ * IPv4). When a budget's store partition is full, the client is counted under the next key of the
+ * ladder; the network key (a /24 or a /48: one allocation) carries the aggregate budget.
+ */
+export function clientKeys(ip: string): { readonly ladder: readonly string[]; readonly network: string } {
+  const known = recentKeys.get(ip);
+  if (known) return known;
+  const keys = Object.freeze(computeClientKeys(ip));
+  Object.freeze(keys.ladder);
+  // Bounded: a flood of fresh addresses empties it now and then instead of growing it.
+  if (recentKeys.size >= RECENT_KEYS_MAX) recentKeys.clear();
+  recentKeys.set(ip, keys);
+  return keys;
+}
+
+/** The keys of the addresses seen lately: parsing an address on every request was a tenth of a request. */
+const recentKeys = new Map<string, { readonly ladder: readonly string[]; readonly network: string }>();
+const RECENT_KEYS_MAX = 4096;
+
+function computeClientKeys(ip: string): { ladder: string[]; network: string } {
+  const own = clientIpKey(ip);
+  if (own === UNKNOWN_IP_KEY) return { ladder: [own], network: own };
+  if (!own.includes('/')) {
+    const network = `${own.slice(0, own.lastIndexOf('.'))}.0/24`;
+    return { ladder: [own, network], network };
+  }
+  const ladder = [64, 56, 48].map((bits) => clientIpKey(ip, { ipv6PrefixLength: bits }));
+  return { ladder, network: ladder[2] as string };
 }
 
 /** `::ffff:0:0/96` */

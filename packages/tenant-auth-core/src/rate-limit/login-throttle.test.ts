@@ -1,18 +1,24 @@
+import { createHash, createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock.js';
 import { isTenantAuthError } from '../errors.js';
-import type { RateLimitHit, RateLimitStore } from '../stores/types.js';
+import type { Logger } from '../logger.js';
+import { ManualClock } from '../testing/manual-clock.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { MemoryRateLimitStore } from './memory-rate-limit-store.js';
+import type { RateLimitHit, RateLimitHitOptions, RateLimitStore } from './rate-limit-store.js';
+import { createRateLimiter } from './rate-limiter.js';
 
 const MINUTE = 60_000;
+const quiet: Logger = { error: () => {}, warn: () => {}, info: () => {} };
+const A = ['ip:198.51.100.7', 'ip:198.51.100.0/24'];
+const B = ['ip:203.0.113.9', 'ip:203.0.113.0/24'];
 
 /** Records the keys it is given, and can be switched off. */
 class SpyStore implements RateLimitStore {
   readonly keys = new Set<string>();
   down = false;
   readonly inner = new MemoryRateLimitStore();
-  async hit(key: string, options: { windowMs: number; now: number; cost?: number }): Promise<RateLimitHit> {
+  async hit(key: string, options: RateLimitHitOptions): Promise<RateLimitHit> {
     this.keys.add(key);
     if (this.down) throw new Error('down');
     return this.inner.hit(key, options);
@@ -22,9 +28,7 @@ class SpyStore implements RateLimitStore {
   }
 }
 
-const silent = { warn: () => {} };
-
-describe('createLoginThrottle', () => {
+describe('the per-account login throttle', () => {
   let clock: ManualClock;
   let store: SpyStore;
   beforeEach(() => {
@@ -33,97 +37,96 @@ describe('createLoginThrottle', () => {
   });
   afterEach(() => store.close());
 
-  it('locks an email after maxFailures in the window, even for an email with no account', async () => {
-    const throttle = createLoginThrottle({ store, maxFailures: 3, windowMs: MINUTE, clock });
-    const email = 'nobody@example.com';
-    for (let i = 0; i < 3; i++) {
-      await throttle.assertAllowed(email);
-      await throttle.recordFailure(email);
-      clock.advance(1_000);
-    }
-    const err = await throttle.assertAllowed(email).catch((e: unknown) => e);
+  function throttle(perClient: number, ceiling = 100, secret?: Uint8Array) {
+    const limiter = (limit: number) =>
+      createRateLimiter({
+        store,
+        budget: 'account',
+        limit,
+        windowMs: MINUTE,
+        clock,
+        onStoreError: 'fail-closed',
+        logger: quiet,
+        countRefused: false,
+        overflow: 'allow',
+      });
+    return createLoginThrottle(limiter(perClient), limiter(ceiling), secret);
+  }
+
+  it('refuses an account from a client after its budget, even an account that does not exist', async () => {
+    const t = throttle(3);
+    for (let i = 0; i < 3; i++) await t.attempt('nobody@example.com', A);
+    const err = await t.attempt('nobody@example.com', A).catch((e: unknown) => e);
     expect(isTenantAuthError(err, 'rate_limited')).toBe(true);
-    expect(err).toMatchObject({ status: 429, retryAfterSeconds: 57 });
-    // another email is not affected
-    await expect(throttle.assertAllowed('someone@example.com')).resolves.toBeUndefined();
+    expect(err).toMatchObject({
+      retryAfterSeconds: 60,
+      rateLimit: { budget: 'account', remaining: 0, limit: 3 },
+    });
+    await t.attempt('somebody-else@example.com', A);
   });
 
-  it('unlocks as the window slides, one failure at a time', async () => {
-    const throttle = createLoginThrottle({ store, maxFailures: 3, windowMs: MINUTE, clock });
-    const email = 'victim@example.com';
-    for (let i = 0; i < 3; i++) {
-      await throttle.recordFailure(email);
-      clock.advance(10_000);
+  it('lets the same account in from another network while one network is refused', async () => {
+    const t = throttle(3);
+    for (let i = 0; i < 3; i++) await t.attempt('ada@example.com', A);
+    await expect(t.attempt('ada@example.com', A)).rejects.toMatchObject({ code: 'rate_limited' });
+    await t.attempt('ada@example.com', B);
+  });
+
+  it('bounds a guess spread over many networks with the account ceiling', async () => {
+    const t = throttle(3, 10);
+    let accepted = 0;
+    for (let n = 0; n < 30; n++) {
+      const client = [`ip:192.0.2.${n}`, 'ip:192.0.2.0/24'];
+      if (
+        await t.attempt('ada@example.com', client).then(
+          () => true,
+          () => false,
+        )
+      )
+        accepted++;
     }
-    await expect(throttle.assertAllowed(email)).rejects.toMatchObject({
-      code: 'rate_limited',
-      retryAfterSeconds: 30,
-    });
+    expect(accepted).toBe(10);
+    await expect(t.attempt('ada@example.com', B)).rejects.toMatchObject({ rateLimit: { limit: 10 } });
+  });
+
+  it('does not extend a lock with refused attempts, and a released attempt counts nothing', async () => {
+    const t = throttle(2);
+    await t.attempt('ada@example.com', A);
     clock.advance(30_000);
-    await expect(throttle.assertAllowed(email)).resolves.toBeUndefined();
-    // one more failure locks it again until the next oldest leaves the window
-    await throttle.recordFailure(email);
-    await expect(throttle.assertAllowed(email)).rejects.toMatchObject({
-      code: 'rate_limited',
-      retryAfterSeconds: 10,
-    });
+    await t.attempt('ada@example.com', A);
+    // An attacker hammering every second while refused: none of it is counted.
+    for (let i = 0; i < 29; i++) {
+      clock.advance(1_000);
+      await expect(t.attempt('ada@example.com', A)).rejects.toMatchObject({ code: 'rate_limited' });
+    }
+    clock.advance(1_000); // 60 s after the first attempt: its slot frees on time
+    const reservation = await t.attempt('ada@example.com', A);
+    await reservation.release();
+    await t.attempt('ada@example.com', A);
   });
 
-  it('assertAllowed counts nothing', async () => {
-    const throttle = createLoginThrottle({ store, maxFailures: 1, windowMs: MINUTE, clock });
-    for (let i = 0; i < 20; i++) await throttle.assertAllowed('a@example.com');
-    await throttle.recordFailure('a@example.com');
-    await expect(throttle.assertAllowed('a@example.com')).rejects.toMatchObject({ code: 'rate_limited' });
-  });
-
-  it('defaults to 10 failures per minute', async () => {
-    const throttle = createLoginThrottle({ store, clock });
-    for (let i = 0; i < 9; i++) await throttle.recordFailure('a@example.com');
-    await expect(throttle.assertAllowed('a@example.com')).resolves.toBeUndefined();
-    await throttle.recordFailure('a@example.com');
-    await expect(throttle.assertAllowed('a@example.com')).rejects.toMatchObject({ code: 'rate_limited' });
-    clock.advance(MINUTE);
-    await expect(throttle.assertAllowed('a@example.com')).resolves.toBeUndefined();
-  });
-
-  it('keeps no email in the store: keys are a hash', async () => {
-    const throttle = createLoginThrottle({ store, clock });
-    await throttle.recordFailure('alice@example.com');
-    const [key] = [...store.keys];
-    expect(key).toMatch(/^login-fail:[0-9a-f]{32}$/);
-    expect(key).not.toContain('alice');
-  });
-
-  it('uses an HMAC when given a secret, so a guessed address cannot be confirmed from the store', async () => {
-    const plain = createLoginThrottle({ store, clock });
-    const keyed = createLoginThrottle({ store, clock, secret: 'x'.repeat(32) });
-    await plain.recordFailure('alice@example.com');
-    await keyed.recordFailure('alice@example.com');
-    expect(store.keys.size).toBe(2);
-  });
-
-  it('fails closed by default when the store fails, and open when told to', async () => {
-    store.down = true;
-    const closed = createLoginThrottle({ store, clock, logger: silent });
-    await expect(closed.assertAllowed('a@example.com')).rejects.toMatchObject({ code: 'unavailable' });
-    await expect(closed.recordFailure('a@example.com')).rejects.toMatchObject({ code: 'unavailable' });
-    const open = createLoginThrottle({ store, clock, logger: silent, onStoreError: 'fail-open' });
-    await expect(open.assertAllowed('a@example.com')).resolves.toBeUndefined();
-    await expect(open.recordFailure('a@example.com')).resolves.toBeUndefined();
-  });
-
-  it('attempt counts and checks in one operation, so parallel attempts cannot slip past the limit', async () => {
-    const throttle = createLoginThrottle({ store, maxFailures: 10, windowMs: MINUTE, clock });
+  it('counts and checks in one operation, so parallel attempts cannot slip past the budget', async () => {
+    const t = throttle(10);
     const results = await Promise.allSettled(
-      Array.from({ length: 100 }, () => throttle.attempt('victim@example.com')),
+      Array.from({ length: 100 }, () => t.attempt('x@example.com', A)),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
-    const refused = results.filter((r) => r.status === 'rejected');
-    expect(refused).toHaveLength(90);
-    expect(refused.every((r) => r.status === 'rejected' && isTenantAuthError(r.reason, 'rate_limited'))).toBe(
-      true,
-    );
-    clock.advance(MINUTE + 1_000);
-    await expect(throttle.attempt('victim@example.com')).resolves.toBeUndefined();
+  });
+
+  it('keeps no email in the store: keys are a SHA-256 of it, or an HMAC with a secret', async () => {
+    await throttle(5).attempt('ada@example.com', A);
+    const digest = createHash('sha256').update('ada@example.com').digest('hex').slice(0, 32);
+    expect([...store.keys].sort()).toEqual([`account.0:${digest}|${A[0]}`, `account:${digest}`].sort());
+    store.keys.clear();
+    const secret = Buffer.from('throttle-secret');
+    await throttle(5, 100, secret).attempt('ada@example.com', A);
+    const hmac = createHmac('sha256', secret).update('ada@example.com').digest('hex').slice(0, 32);
+    expect([...store.keys].sort()).toEqual([`account.0:${hmac}|${A[0]}`, `account:${hmac}`].sort());
+  });
+
+  it('fails closed when the store fails', async () => {
+    const t = throttle(5);
+    store.down = true;
+    await expect(t.attempt('a@example.com', A)).rejects.toMatchObject({ code: 'unavailable' });
   });
 });

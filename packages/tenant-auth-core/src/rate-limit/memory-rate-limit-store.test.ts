@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../clock.js';
 import { isTenantAuthError } from '../errors.js';
-import { runRateLimitStoreConformance } from './conformance.js';
+import { runRateLimitStoreConformance } from '../testing/rate-limit-store-conformance.js';
 import { MemoryRateLimitStore } from './memory-rate-limit-store.js';
+import { RateLimitStoreFullError } from './rate-limit-store.js';
 
 runRateLimitStoreConformance({
   name: 'memory',
@@ -20,17 +20,14 @@ describe('MemoryRateLimitStore', () => {
 
   it('drops keys whose hits have all expired, on a timer', async () => {
     vi.useFakeTimers();
-    const clock = new ManualClock();
-    const store = new MemoryRateLimitStore({ clock, sweepIntervalMs: 10_000 });
-    const now = clock.now().getTime();
+    const store = new MemoryRateLimitStore({ sweepIntervalSeconds: 10 });
+    const now = Date.now();
     await store.hit('a', { windowMs: MINUTE, now });
     await store.hit('b', { windowMs: 5_000, now });
     expect(store.size).toBe(2);
-    clock.advance(5_000);
     vi.advanceTimersByTime(10_000);
     expect(store.size).toBe(1);
-    clock.advance(MINUTE);
-    vi.advanceTimersByTime(10_000);
+    vi.advanceTimersByTime(MINUTE);
     expect(store.size).toBe(0);
     await store.close();
   });
@@ -53,12 +50,20 @@ describe('MemoryRateLimitStore', () => {
   });
 
   describe('at the key cap', () => {
-    it('refuses new keys with unavailable and keeps counting the keys it holds', async () => {
+    it('refuses new keys of a full partition with RateLimitStoreFullError, keeps counting the keys it holds, and has room in other partitions', async () => {
       const store = new MemoryRateLimitStore({ maxKeys: 3 });
       for (const key of ['a', 'b', 'c']) await store.hit(key, { windowMs: MINUTE, now: 0 });
       const err = await store.hit('d', { windowMs: MINUTE, now: 1 }).catch((e: unknown) => e);
-      expect(isTenantAuthError(err, 'unavailable')).toBe(true);
+      expect(err).toBeInstanceOf(RateLimitStoreFullError);
+      expect(err).toMatchObject({ partition: '' });
       expect(store.size).toBe(3);
+      for (const key of ['strict:a', 'strict:b', 'strict:c'])
+        await store.hit(key, { windowMs: MINUTE, now: 0 });
+      await expect(store.hit('strict:d', { windowMs: MINUTE, now: 1 })).rejects.toMatchObject({
+        partition: 'strict',
+      });
+      expect((await store.hit('general:a', { windowMs: MINUTE, now: 1 })).count).toBe(1);
+      expect(store.size).toBe(7);
       // (both hits share a slot of the log, which expires with the later one)
       expect(await store.hit('a', { windowMs: MINUTE, now: 2 })).toEqual({ count: 2, resetMs: MINUTE });
       // a read of an unknown key needs no room
@@ -96,7 +101,12 @@ describe('MemoryRateLimitStore', () => {
     expect(isTenantAuthError(err, 'unavailable')).toBe(true);
   });
 
-  it('rejects a nonsense cap', () => {
-    expect(() => new MemoryRateLimitStore({ maxKeys: 0 })).toThrow(RangeError);
+  it('refuses nonsense options with invalid_configuration naming the option', () => {
+    expect(() => new MemoryRateLimitStore({ maxKeys: 0 })).toThrow(
+      expect.objectContaining({ code: 'invalid_configuration', option: 'maxKeys' }),
+    );
+    expect(() => new MemoryRateLimitStore({ sweepIntervalSeconds: 0.5 })).toThrow(
+      expect.objectContaining({ code: 'invalid_configuration', option: 'sweepIntervalSeconds' }),
+    );
   });
 });

@@ -1,27 +1,31 @@
-import { type Clock, systemClock } from '../clock.js';
-import { TenantAuthError } from '../errors.js';
-import type { RateLimitHit, RateLimitStore } from '../stores/types.js';
+import { configurationError, TenantAuthError } from '../errors.js';
+import {
+  type RateLimitHit,
+  type RateLimitHitOptions,
+  type RateLimitStore,
+  RateLimitStoreFullError,
+} from './rate-limit-store.js';
 import { checkHitOptions, type SlidingLog, slidingLogHit } from './sliding-log.js';
 
 /**
  * Options of `MemoryRateLimitStore`.
  *
- * @example new MemoryRateLimitStore({ maxKeys: 50_000, sweepIntervalMs: 30_000 } satisfies MemoryRateLimitStoreOptions);
+ * @example
+ * new MemoryRateLimitStore({ maxKeys: 50_000, sweepIntervalSeconds: 30 } satisfies MemoryRateLimitStoreOptions);
  */
 export interface MemoryRateLimitStoreOptions {
   /**
-   * Most keys held at once (default 100 000; a key holds at most ~63 small entries). At the cap, expired
-   * keys are dropped first; if every key is still live, a hit on a NEW key is refused with
-   * `TenantAuthError('unavailable')` (keys already counted keep counting), and the limiter's
-   * `onStoreError` decides: the auth budget refuses (503), the general budget lets it through with a
-   * warning. Existing counters are never evicted to make room: evicting would let a flood of fresh keys
-   * reset an attacker's counter.
+   * Most keys held at once per partition (the text of a key before its first `:`; tenant-auth writes one
+   * partition per budget and key level), default 100 000; a key holds at most ~63 small entries. At the
+   * cap, expired keys are dropped first; if every key is still live, a hit on a NEW key throws
+   * `RateLimitStoreFullError` and tenant-auth counts the client under a coarser key instead (a /56, a /48
+   * or a /24, then one shared bucket). Existing counters are never evicted to make room: evicting would
+   * let a flood of fresh keys reset an attacker's counter, and one partition filling up never affects
+   * another.
    */
   maxKeys?: number;
-  /** How often expired keys are dropped, in ms (default 60 000). The timer does not keep the process alive. */
-  sweepIntervalMs?: number;
-  /** Time source of the sweep timer (hits carry their own `now`). Default: the system clock. */
-  clock?: Clock;
+  /** How often expired keys are dropped, in seconds (default 60). The timer does not keep the process alive. */
+  sweepIntervalSeconds?: number;
 }
 
 interface Entry {
@@ -30,62 +34,77 @@ interface Entry {
   expiresAt: number;
 }
 
+const partitionOf = (key: string) => {
+  const colon = key.indexOf(':');
+  return colon === -1 ? '' : key.slice(0, colon);
+};
+
 /**
- * An in-process `RateLimitStore`: a sliding log per key in a `Map`. For a single instance and for tests;
- * several instances need a shared store (tenant-auth-redis).
+ * An in-process `RateLimitStore`: a sliding log per key in a `Map`, with a cap per partition. For a
+ * single instance and for tests; several instances need a shared store (tenant-auth-redis). It is what
+ * `createTenantAuth` uses when no `rateLimit.store` is given.
  *
  * @example
  * const store = new MemoryRateLimitStore({ maxKeys: 50_000 });
- * const { count, resetMs } = await store.hit('auth:ip:203.0.113.7', { windowMs: 60_000, now: Date.now() });
+ * const auth = createTenantAuth({ ...options, rateLimit: { store } });
  * await store.close(); // on shutdown
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly maxKeys: number;
-  // Insertion order is the order of the last write (a write deletes and re-inserts), so the keys that
-  // expire first are at the front in the common case of one window length.
-  readonly #entries = new Map<string, Entry>();
-  readonly #clock: Clock;
+  // Per partition. Insertion order is the order of the last write (a write deletes and re-inserts), so
+  // the keys that expire first are at the front in the common case of one window length.
+  readonly #partitions = new Map<string, Map<string, Entry>>();
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: MemoryRateLimitStoreOptions = {}) {
-    const { maxKeys = 100_000, sweepIntervalMs = 60_000, clock = systemClock } = options;
-    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1)
-      throw new RangeError('maxKeys must be a positive integer');
-    if (!Number.isSafeInteger(sweepIntervalMs) || sweepIntervalMs < 1) {
-      throw new RangeError('sweepIntervalMs must be a positive integer');
+    const { maxKeys = 100_000, sweepIntervalSeconds = 60 } = options;
+    const problem = (option: string, text: string) =>
+      configurationError('MemoryRateLimitStore', option, text);
+    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) throw problem('maxKeys', 'must be a positive integer');
+    if (!Number.isSafeInteger(sweepIntervalSeconds) || sweepIntervalSeconds < 1) {
+      throw problem('sweepIntervalSeconds', 'must be a positive integer');
     }
     this.maxKeys = maxKeys;
-    this.#clock = clock;
-    this.#timer = setInterval(() => this.prune(), sweepIntervalMs);
+    this.#timer = setInterval(() => this.prune(), sweepIntervalSeconds * 1000);
     this.#timer.unref();
   }
 
-  /** Number of keys held (expired ones included until the next sweep). */
+  /** Number of keys held, every partition together (expired ones included until the next sweep). */
   get size(): number {
-    return this.#entries.size;
+    let size = 0;
+    for (const entries of this.#partitions.values()) size += entries.size;
+    return size;
   }
 
-  async hit(key: string, options: { windowMs: number; now: number; cost?: number }): Promise<RateLimitHit> {
-    const { windowMs, now, cost } = checkHitOptions(options);
+  async hit(key: string, options: RateLimitHitOptions): Promise<RateLimitHit> {
+    const { windowMs, now, cost, limit } = checkHitOptions(options);
     if (this.#timer === undefined) {
       throw new TenantAuthError('unavailable', 'The rate-limit store is closed.');
     }
-    const entry = this.#entries.get(key);
+    const partition = partitionOf(key);
+    let entries = this.#partitions.get(partition);
+    const entry = entries?.get(key);
     if (entry === undefined) {
-      if (cost === 0) return { count: 0, resetMs: 0 };
-      if (this.#entries.size >= this.maxKeys) this.#makeRoom(now);
+      // Nothing to read or give back, or a first hit already over its limit: nothing is created.
+      if (cost <= 0) return { count: 0, resetMs: 0 };
+      if (limit >= 0 && cost > limit) return { count: cost, resetMs: 0 };
+      if (entries === undefined) {
+        entries = new Map();
+        this.#partitions.set(partition, entries);
+      }
+      if (entries.size >= this.maxKeys) this.#makeRoom(entries, partition, now);
       const log: SlidingLog = [];
-      const result = slidingLogHit(log, { windowMs, now, cost });
-      this.#entries.set(key, { log, expiresAt: (log[log.length - 2] ?? now) + windowMs });
+      const result = slidingLogHit(log, { windowMs, now, cost, limit });
+      entries.set(key, { log, expiresAt: (log[log.length - 2] ?? now) + windowMs });
       return result;
     }
-    const result = slidingLogHit(entry.log, { windowMs, now, cost });
+    const result = slidingLogHit(entry.log, { windowMs, now, cost, limit });
     if (entry.log.length === 0) {
-      this.#entries.delete(key);
+      entries?.delete(key);
     } else if (cost > 0) {
       entry.expiresAt = (entry.log[entry.log.length - 2] ?? now) + windowMs;
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
+      entries?.delete(key);
+      entries?.set(key, entry);
     }
     return result;
   }
@@ -96,12 +115,14 @@ export class MemoryRateLimitStore implements RateLimitStore {
    *
    * @example store.prune(); // 0 when nothing expired
    */
-  prune(now: number = this.#clock.now().getTime()): number {
+  prune(now: number = Date.now()): number {
     let dropped = 0;
-    for (const [key, entry] of this.#entries) {
-      if (entry.expiresAt <= now) {
-        this.#entries.delete(key);
-        dropped++;
+    for (const entries of this.#partitions.values()) {
+      for (const [key, entry] of entries) {
+        if (entry.expiresAt <= now) {
+          entries.delete(key);
+          dropped++;
+        }
       }
     }
     return dropped;
@@ -111,18 +132,16 @@ export class MemoryRateLimitStore implements RateLimitStore {
   async close(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    this.#entries.clear();
+    this.#partitions.clear();
   }
 
   // Amortised O(1): drops expired keys from the front only, so a flood at the cap cannot make every hit
   // scan 100k keys. The timer's full sweep catches expired keys behind a live one.
-  #makeRoom(now: number): void {
-    for (const [key, entry] of this.#entries) {
+  #makeRoom(entries: Map<string, Entry>, partition: string, now: number): void {
+    for (const [key, entry] of entries) {
       if (entry.expiresAt > now) break;
-      this.#entries.delete(key);
+      entries.delete(key);
     }
-    if (this.#entries.size >= this.maxKeys) {
-      throw new TenantAuthError('unavailable', 'The rate-limit store is full.');
-    }
+    if (entries.size >= this.maxKeys) throw new RateLimitStoreFullError(partition);
   }
 }

@@ -1,177 +1,149 @@
-import { type Clock, systemClock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { TenantAuthError } from '../errors.js';
-import type { RateLimitStore } from '../stores/types.js';
+import type { Logger } from '../logger.js';
+import type { RateLimitBudget, RateLimitResult } from './rate-limit-result.js';
+import type { RateLimitStore } from './rate-limit-store.js';
+import { type SlidingLog, slidingLogHit } from './sliding-log.js';
 
 /**
- * What to do when the store throws: refuse with `unavailable` (503), or let the request through and warn.
- *
- * @example const policy: StoreErrorPolicy = route.guardsCredentials ? 'fail-closed' : 'fail-open';
+ * @internal What to do when the store throws: refuse with `unavailable` (503), or let the request
+ * through and warn once per outage.
  */
 export type StoreErrorPolicy = 'fail-closed' | 'fail-open';
 
-/**
- * Where store outages are reported (pino-compatible).
- *
- * @example const logger: RateLimitLogger = pino(); // or { warn: (obj, msg) => console.warn(msg, obj) }
- */
-export interface RateLimitLogger {
-  warn(obj: object, msg: string): void;
-  info?(obj: object, msg: string): void;
-}
-
-/**
- * Options of `createRateLimiter`.
- *
- * @example
- * const options: RateLimiterOptions = { store, limit: 300, windowMs: 60_000, keyPrefix: 'general:', onStoreError: 'fail-open' };
- */
+/** @internal */
 export interface RateLimiterOptions {
   store: RateLimitStore;
+  budget: RateLimitBudget;
   /** Hits allowed per key within any span of `windowMs`. */
   limit: number;
-  /** Length of the sliding window in ms. */
   windowMs: number;
-  clock?: Clock;
-  /** Prepended to every key, so several budgets can share one store (e.g. `'auth:'`, `'general:'`). */
-  keyPrefix?: string;
+  clock: Clock;
+  onStoreError: StoreErrorPolicy;
+  logger: Logger;
   /**
-   * When the store throws: `'fail-closed'` throws `TenantAuthError('unavailable')` (use it for budgets that
-   * guard credentials), `'fail-open'` allows the request and warns once per outage. Default `'fail-closed'`.
+   * Whether refused hits are counted too (a client that ignores 429s stays limited: the per-client
+   * budgets), or extend nothing (the per-account ones, so an attacker cannot keep an account locked).
    */
-  onStoreError?: StoreErrorPolicy;
-  /** Receives one warning when an outage starts (and `info` when it ends). Default: `console.warn`. */
-  logger?: RateLimitLogger;
-  /** `Retry-After` of the `unavailable` error thrown on a failed-closed outage. Default 5 seconds. */
-  unavailableRetryAfterSeconds?: number;
-  /** Shown in log lines to tell budgets apart, e.g. `'auth'`. Default: the key prefix. */
-  name?: string;
+  countRefused: boolean;
+  /**
+   * When every level of the store is full: count in one bucket shared by all such clients of this
+   * process (`'shared'`, the per-client budgets), or let the hit through uncounted (`'allow'`, the
+   * per-account budgets: a bucket shared by every account would let a flood of fresh emails lock
+   * everyone out; the per-client and network budgets still hold).
+   */
+  overflow: 'shared' | 'allow';
 }
 
-/**
- * The outcome of one `consume`. Maps onto the `RateLimit-*` and `Retry-After` headers.
- *
- * @example
- * const result: RateLimitResult = await limiter.consume(key);
- * ctx.set('RateLimit-Remaining', String(result.remaining));
- * if (!result.allowed) ctx.set('Retry-After', String(result.retryAfterSeconds));
- */
-export interface RateLimitResult {
-  /** Whether the request is within the budget. */
-  allowed: boolean;
-  /** The budget: hits per window. */
-  limit: number;
-  /** Hits left in the window now. */
-  remaining: number;
-  /** Seconds until the window frees a slot (0 when nothing is counted). */
-  resetSeconds: number;
-  /** Seconds to wait before retrying; 0 when `allowed`. */
-  retryAfterSeconds: number;
+/** @internal The outcome of one `consume`, and the key it was counted under (for a refund). */
+export interface Consumed extends RateLimitResult {
+  /** The store key the hit was counted under; `undefined` in the shared overflow bucket. */
+  key: string | undefined;
 }
 
-/**
- * A sliding-window budget over a `RateLimitStore` (made by `createRateLimiter`).
- *
- * @example const { allowed } = await limiter.consume(clientIpKey(ip));
- */
+/** @internal One sliding-window budget over a store. */
 export interface RateLimiter {
   readonly limit: number;
-  readonly windowMs: number;
   /**
-   * Counts `cost` hits (default 1) for `key` and says whether they fit. Refused hits are counted too, so a
-   * client that ignores 429s keeps itself limited. `cost` 0 only reads: `allowed` then says whether one
-   * more hit would fit.
-   * Throws `TenantAuthError('unavailable')` when the store fails and the policy is `'fail-closed'`.
+   * Counts `cost` hits for a client and says whether they fit. `keys` go from the client's own to
+   * coarser ones: when the store's partition for one level is full, the next level counts the hit, and
+   * when every level is full, one bucket shared by all such clients in this process does. Throws
+   * `unavailable` when the store fails and the policy is `'fail-closed'`.
    */
-  consume(key: string, cost?: number): Promise<RateLimitResult>;
+  consume(keys: readonly string[], cost?: number): Promise<Consumed>;
+  /** Gives one hit back on the key a `consume` counted it under (best effort; a failure is logged). */
+  refund(key: string | undefined): Promise<void>;
 }
 
-const consoleLogger: RateLimitLogger = {
-  warn: (obj, msg) => console.warn(msg, obj),
-  info: (obj, msg) => console.info(msg, obj),
-};
+/** Seconds a client is told to wait when a fail-closed budget's store is down. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
-/**
- * Creates a sliding-window rate limiter.
- *
- * @example
- * const authLimiter = createRateLimiter({
- *   store: new MemoryRateLimitStore(),
- *   limit: 10,
- *   windowMs: 60_000,
- *   keyPrefix: 'auth:',
- *   onStoreError: 'fail-closed',
- * });
- * const result = await authLimiter.consume(clientIpKey(ctx.ip));
- * if (!result.allowed) throw new TenantAuthError('rate_limited', 'Too many requests.', {
- *   retryAfterSeconds: result.retryAfterSeconds,
- * });
- */
+const isStoreFull = (err: unknown) =>
+  typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'RateLimitStoreFullError';
+
+/** @internal Creates a sliding-window budget. Options are validated by the caller. */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const {
-    store,
-    limit,
-    windowMs,
-    clock = systemClock,
-    keyPrefix = '',
-    onStoreError = 'fail-closed',
-    logger = consoleLogger,
-    unavailableRetryAfterSeconds = 5,
-  } = options;
-  const name = options.name ?? keyPrefix;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
-  if (!Number.isSafeInteger(windowMs) || windowMs < 1)
-    throw new RangeError('windowMs must be a positive integer');
-  if (onStoreError !== 'fail-closed' && onStoreError !== 'fail-open') {
-    throw new RangeError("onStoreError must be 'fail-closed' or 'fail-open'");
-  }
+  const { store, budget, limit, windowMs, clock, onStoreError, logger, countRefused, overflow } = options;
+  const conditional = countRefused ? {} : { limit };
+  /** The overflow bucket: counted in this process when every level of the store is full. */
+  const shared: SlidingLog = [];
   let outageSince: number | undefined;
+
+  const result = (count: number, resetMs: number, cost: number, key: string | undefined): Consumed => {
+    const allowed = cost === 0 ? count < limit : count <= limit;
+    const resetSeconds = Math.ceil(resetMs / 1000);
+    return {
+      budget,
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - count),
+      resetSeconds,
+      retryAfterSeconds: allowed ? 0 : Math.max(1, resetSeconds),
+      key,
+    };
+  };
+
+  const keyOf = (keys: readonly string[], level: number) =>
+    keys.length === 1 ? `${budget}:${keys[0]}` : `${budget}.${level}:${keys[level]}`;
 
   return {
     limit,
-    windowMs,
-    async consume(key, cost = 1) {
-      if (!Number.isSafeInteger(cost) || cost < 0) throw new RangeError('cost must be an integer >= 0');
+    async consume(keys, cost = 1) {
       const now = clock.now().getTime();
-      let hit: { count: number; resetMs: number };
       try {
-        hit = await store.hit(keyPrefix + key, { windowMs, now, cost });
+        for (let level = 0; level < keys.length; level++) {
+          const key = keyOf(keys, level);
+          try {
+            const hit = await store.hit(key, { windowMs, now, cost, ...conditional });
+            if (outageSince !== undefined) {
+              logger.info({ budget, outageMs: now - outageSince }, 'rate-limit store recovered');
+              outageSince = undefined;
+            }
+            return result(hit.count, hit.resetMs, cost, key);
+          } catch (err) {
+            if (!isStoreFull(err)) throw err;
+          }
+        }
+        if (overflow === 'allow') return result(0, 0, 0, undefined);
+        const hit = slidingLogHit(shared, { windowMs, now, cost, limit: countRefused ? -1 : limit });
+        return result(hit.count, hit.resetMs, cost, undefined);
       } catch (err) {
         if (outageSince === undefined) {
           outageSince = now;
           logger.warn(
-            { err, limiter: name, policy: onStoreError },
+            { err, budget, policy: onStoreError },
             onStoreError === 'fail-open'
               ? 'rate-limit store failed; allowing requests until it recovers'
               : 'rate-limit store failed; refusing requests until it recovers',
           );
         }
-        if (onStoreError === 'fail-open') {
-          return {
-            allowed: true,
-            limit,
-            remaining: Math.max(0, limit - cost),
-            resetSeconds: Math.ceil(windowMs / 1000),
-            retryAfterSeconds: 0,
-          };
-        }
+        if (onStoreError === 'fail-open') return result(cost, windowMs, cost, undefined);
         throw new TenantAuthError('unavailable', 'The service is temporarily unavailable.', {
           cause: err,
-          retryAfterSeconds: unavailableRetryAfterSeconds,
+          retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
         });
       }
-      if (outageSince !== undefined) {
-        logger.info?.({ limiter: name, outageMs: now - outageSince }, 'rate-limit store recovered');
-        outageSince = undefined;
+    },
+    async refund(key) {
+      const now = clock.now().getTime();
+      if (key === undefined) {
+        if (overflow === 'shared') slidingLogHit(shared, { windowMs, now, cost: -1, limit: -1 });
+        return;
       }
-      const allowed = cost === 0 ? hit.count < limit : hit.count <= limit;
-      const resetSeconds = Math.ceil(hit.resetMs / 1000);
-      return {
-        allowed,
-        limit,
-        remaining: Math.max(0, limit - hit.count),
-        resetSeconds,
-        retryAfterSeconds: allowed ? 0 : Math.max(1, resetSeconds),
-      };
+      try {
+        await store.hit(key, { windowMs, now, cost: -1 });
+      } catch (err) {
+        logger.warn({ err, budget }, 'rate-limit store failed to give back a hit');
+      }
     },
   };
+}
+
+/** @internal The `rate_limited` error of a refused result, carrying it for the response headers. */
+export function rateLimited(consumed: Consumed, message: string): TenantAuthError {
+  const { key: _key, ...rateLimit } = consumed;
+  return new TenantAuthError('rate_limited', message, {
+    retryAfterSeconds: consumed.retryAfterSeconds,
+    rateLimit,
+  });
 }

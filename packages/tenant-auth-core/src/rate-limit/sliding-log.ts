@@ -1,4 +1,4 @@
-import type { RateLimitHit } from '../stores/types.js';
+import type { RateLimitHit, RateLimitHitOptions } from './rate-limit-store.js';
 
 /*
  * The algorithm: a sliding log whose entries are coalesced per 1/60 of the window.
@@ -26,7 +26,11 @@ export const SLOTS_PER_WINDOW = 60;
 
 /**
  * Entries a key can hold: one per slot the window spans (61 when the window is not a multiple of the slot,
- * plus one for a hit that lands in a new slot before the oldest is dropped) and one of headroom.
+ * plus one for a hit that lands in a new slot before the oldest is dropped) and one of headroom. Stores
+ * that run the sliding log elsewhere (tenant-auth-redis, in Lua) cap their lists with it.
+ *
+ * @example
+ * await redis.evalsha(sha, 1, key, now, windowMs, cost, slidingLogSlotMs(windowMs), SLIDING_LOG_ENTRY_CAP);
  */
 export const ENTRY_CAP = SLOTS_PER_WINDOW + 3;
 
@@ -41,23 +45,26 @@ export function slotMs(windowMs: number): number {
 
 /**
  * Validates the arguments of `RateLimitStore.hit` the same way for every store; throws a `RangeError`
- * (a programming error, not a store failure).
+ * (a programming error, not a store failure). `limit` comes back as -1 when absent (no condition).
  *
- * @example const { windowMs, now, cost } = checkHitOptions({ windowMs: 60_000, now: Date.now() });
+ * @example const { windowMs, now, cost, limit } = checkHitOptions({ windowMs: 60_000, now: Date.now() });
  */
-export function checkHitOptions(options: { windowMs: number; now: number; cost?: number }): {
+export function checkHitOptions(options: RateLimitHitOptions): {
   windowMs: number;
   now: number;
   cost: number;
+  limit: number;
 } {
-  const { windowMs, now, cost = 1 } = options;
+  const { windowMs, now, cost = 1, limit } = options;
   if (!Number.isSafeInteger(windowMs) || windowMs <= 0) {
     throw new RangeError(`windowMs must be a positive integer, got ${windowMs}`);
   }
   if (!Number.isFinite(now) || now < 0) throw new RangeError(`now must be a time in ms, got ${now}`);
-  if (!Number.isSafeInteger(cost) || cost < 0)
-    throw new RangeError(`cost must be an integer >= 0, got ${cost}`);
-  return { windowMs, now: Math.floor(now), cost };
+  if (!Number.isSafeInteger(cost)) throw new RangeError(`cost must be an integer, got ${cost}`);
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
+    throw new RangeError(`limit must be an integer >= 0, got ${limit}`);
+  }
+  return { windowMs, now: Math.floor(now), cost, limit: limit ?? -1 };
 }
 
 /**
@@ -67,23 +74,42 @@ export function checkHitOptions(options: { windowMs: number; now: number; cost?:
 export type SlidingLog = number[];
 
 /**
- * Records `cost` hits at `now` in `log` (mutating it) and returns the count in the window and the ms until
- * the oldest entry leaves it. With `cost` 0 it only drops expired entries and reads.
+ * Records `cost` hits at `now` in `log` (mutating it) and returns the count this hit makes (this one
+ * included) and the ms until the oldest entry leaves the window. With `cost` 0 it only drops expired
+ * entries and reads; a negative `cost` gives hits back, newest first (a login that succeeded returns
+ * the attempt it reserved). With `limit` >= 0 the hits are recorded only when the count stays within it
+ * (a refused attempt then extends nothing); the count returned is the one the hit would have made.
  *
  * @example
  * const log: SlidingLog = [];
- * slidingLogHit(log, { windowMs: 60_000, now: 0, cost: 1 }); // { count: 1, resetMs: 60000 }
+ * slidingLogHit(log, { windowMs: 60_000, now: 0, cost: 1, limit: -1 }); // { count: 1, resetMs: 60000 }
  */
 export function slidingLogHit(
   log: SlidingLog,
-  options: { windowMs: number; now: number; cost: number },
+  options: { windowMs: number; now: number; cost: number; limit: number },
 ): RateLimitHit {
-  const { windowMs, now, cost } = options;
+  const { windowMs, now, cost, limit } = options;
   // An entry at `ts` is in the window while `now < ts + windowMs`.
   const cutoff = now - windowMs;
   let drop = 0;
   while (drop < log.length && (log[drop] ?? 0) <= cutoff) drop += 2;
   if (drop > 0) log.splice(0, drop);
+
+  let before = 0;
+  for (let i = 1; i < log.length; i += 2) before += log[i] ?? 0;
+  if (cost < 0) {
+    let back = -cost;
+    while (back > 0 && log.length > 0) {
+      const last = log.length - 1;
+      const take = Math.min(back, log[last] ?? 0);
+      log[last] = (log[last] ?? 0) - take;
+      back -= take;
+      if (log[last] === 0) log.splice(last - 1, 2);
+    }
+  } else if (limit >= 0 && before + cost > limit) {
+    const head = log[0];
+    return { count: before + cost, resetMs: before > 0 && head !== undefined ? head + windowMs - now : 0 };
+  }
 
   if (cost > 0) {
     const slot = slotMs(windowMs);

@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Session, Tenant, User } from '../types.js';
+import type {
+  AuditEvent,
+  OneTimeToken,
+  OneTimeTokenKind,
+  OutboxMessage,
+  Role,
+  Session,
+  Tenant,
+  User,
+} from '../records.js';
 
 /** @internal Test data builders with valid UUIDs (real databases type-check them). */
 export const T0 = Date.UTC(2026, 0, 1);
@@ -26,8 +35,81 @@ export function tenantAndOwner(overrides: { email?: string; slug?: string } = {}
       tenantId,
       email: overrides.email ?? `user-${tag}@example.com`,
       passwordHash: '$2b$04$abcdefghijklmnopqrstuu5rGrKq0u6p2lO7YQzBq1Bz1JZJkP6Dq',
+      role: 'owner',
+      emailVerified: false,
       createdAt: at(0),
     },
+  };
+}
+
+/** A further user of a tenant. */
+export function memberOf(tenantId: string, overrides: Partial<User> & { role?: Role } = {}): User {
+  counter++;
+  return {
+    id: randomUUID(),
+    tenantId,
+    email: `member-${Date.now().toString(36)}${counter}@example.com`,
+    passwordHash: '$2b$04$abcdefghijklmnopqrstuu5rGrKq0u6p2lO7YQzBq1Bz1JZJkP6Dq',
+    role: 'member',
+    emailVerified: true,
+    createdAt: at(counter),
+    ...overrides,
+  };
+}
+
+export function oneTimeToken(
+  kind: OneTimeTokenKind,
+  tenantId: string,
+  overrides: Partial<OneTimeToken> = {},
+): OneTimeToken {
+  counter++;
+  return {
+    id: randomUUID(),
+    kind,
+    tenantId,
+    userId: null,
+    email: `invitee-${counter}@example.com`,
+    role: kind === 'invitation' ? 'member' : null,
+    createdBy: null,
+    sessionId: null,
+    tokenHash: hex64(),
+    createdAt: at(0),
+    expiresAt: at(3_600_000),
+    ...overrides,
+  };
+}
+
+export function outboxMessage(overrides: Partial<OutboxMessage> = {}): OutboxMessage {
+  counter++;
+  return {
+    id: randomUUID(),
+    tenantId: null,
+    template: 'password_reset',
+    to: `reader-${counter}@example.com`,
+    payload: `sealed-${counter}`,
+    createdAt: at(0),
+    attempts: 0,
+    nextAttemptAt: at(0),
+    lockedUntil: null,
+    lastError: null,
+    deadAt: null,
+    ...overrides,
+  };
+}
+
+export function auditEvent(tenantId: string, overrides: Partial<AuditEvent> = {}): AuditEvent {
+  return {
+    id: randomUUID(),
+    tenantId,
+    type: 'login_succeeded',
+    at: at(0),
+    actorId: null,
+    subjectId: null,
+    sessionId: null,
+    ipAddress: '203.0.113.7',
+    userAgent: 'Mozilla/5.0',
+    requestId: 'req-1',
+    ...overrides,
   };
 }
 

@@ -1,6 +1,11 @@
-export { ManualClock } from '../clock.js';
-export type { RateLimitStoreConformanceOptions } from '../rate-limit/conformance.js';
-export { runRateLimitStoreConformance } from '../rate-limit/conformance.js';
-export type { ConformanceStores, StoreConformanceOptions } from './store-conformance.js';
+// tenant-auth-core/testing: conformance suites for store authors and helpers for tests.
+
+export type { Clock } from '../clock.js';
+export type { RateLimitStore } from '../rate-limit/rate-limit-store.js';
+export type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
+export { ManualClock } from './manual-clock.js';
+export type { RateLimitStoreConformanceOptions } from './rate-limit-store-conformance.js';
+export { runRateLimitStoreConformance } from './rate-limit-store-conformance.js';
+export type { StoreConformanceOptions } from './store-conformance.js';
 export { runStoreConformance } from './store-conformance.js';
-export type { TestApi } from './test-api.js';
+export type { Assertions, TestApi } from './test-api.js';

@@ -1,36 +1,31 @@
-import { ManualClock } from '../clock.js';
 import { createTenantAuth } from '../create-tenant-auth.js';
-import { isTenantAuthError, type TenantAuthErrorCode } from '../errors.js';
-import type { SessionRotation, SessionStore, TenantAuthStore } from '../stores/types.js';
+import type { User } from '../records.js';
+import type { SessionRotation, SessionStore, TenantAuthStores } from '../stores/tenant-auth-stores.js';
 import { hashRefreshToken } from '../tokens/token-service.js';
-import type { User } from '../types.js';
+import { auditEventCases } from './conformance/audit-events.js';
+import { type ConformanceContext, errorCode, Rollback } from './conformance/context.js';
+import { memberCases } from './conformance/members.js';
+import { oneTimeTokenCases } from './conformance/one-time-tokens.js';
+import { outboxCases } from './conformance/outbox.js';
 import { at, hex64, sessionFor, T0, tenantAndOwner } from './fixtures.js';
+import { ManualClock } from './manual-clock.js';
 import { resolveTestApi, type TestApi } from './test-api.js';
 
-/** The stores under test, over empty storage. */
-export interface ConformanceStores {
-  tenantAuthStore: TenantAuthStore;
-  sessionStore: SessionStore;
-}
-
+/**
+ * Options of `runStoreConformance`.
+ *
+ * @example
+ * const options: StoreConformanceOptions = { name: 'my store', createStores: () => createMyStores(db) };
+ */
 export interface StoreConformanceOptions {
   /** Shown in the test names, e.g. `'mikro-orm (PGlite)'`. */
   name: string;
   /** Called before every test: stores over EMPTY storage (truncate or recreate between tests). */
-  createStores: () => Promise<ConformanceStores> | ConformanceStores;
+  createStores: () => Promise<TenantAuthStores> | TenantAuthStores;
   /** Called after every test. */
-  destroyStores?: (stores: ConformanceStores) => Promise<void> | void;
+  destroyStores?: (stores: TenantAuthStores) => Promise<void> | void;
   /** vitest's (or Jest's) `describe`, `it`, `expect`, `beforeEach`, `afterEach`; default: the globals. */
   test?: TestApi;
-}
-
-async function errorCode(promise: Promise<unknown>): Promise<TenantAuthErrorCode | 'resolved' | 'other'> {
-  try {
-    await promise;
-    return 'resolved';
-  } catch (err) {
-    return isTenantAuthError(err) ? err.code : 'other';
-  }
 }
 
 const rotation = (ms: number, refreshHash = hex64()): SessionRotation => ({
@@ -46,88 +41,179 @@ const rotation = (ms: number, refreshHash = hex64()): SessionRotation => ({
 const PASSWORD = 'Tr1cky-Harbour-Lantern';
 
 /**
- * Registers the store conformance suite with vitest. Every store implementation runs it: atomicity,
- * uniqueness, compare-and-set rotation under concurrency, tenant isolation of every read, cleanup, and
- * the refresh grace/replay rules end to end through `createTenantAuth` on the stores.
+ * Registers the store conformance suite. Every implementation of `TenantAuthStores` runs it: transactions
+ * (all or nothing, serialised where it matters), uniqueness, compare-and-set rotation under concurrency,
+ * tenant isolation of every read and write (each test has an "other tenant cannot see it" case), cleanup,
+ * and the refresh grace/replay rules end to end through `createTenantAuth` on the stores.
  *
  * @example
- * // my-store.test.ts
+ * // my-stores.test.ts
  * import { afterEach, beforeEach, describe, expect, it } from 'vitest';
  * import { runStoreConformance } from 'tenant-auth-core/testing';
  * runStoreConformance({
- *   name: 'my store',
- *   createStores: async () => ({ tenantAuthStore, sessionStore }),
+ *   name: 'my stores',
+ *   createStores: async () => createMyStores(await freshDatabase()),
  *   test: { describe, it, expect, beforeEach, afterEach },
  * });
  */
 export function runStoreConformance(options: StoreConformanceOptions): void {
   const { describe, it, expect, beforeEach, afterEach } = resolveTestApi(options.test);
   describe(`store conformance: ${options.name}`, () => {
-    let stores: ConformanceStores;
-    let users: TenantAuthStore;
+    let stores: TenantAuthStores;
     let sessions: SessionStore;
 
     beforeEach(async () => {
       stores = await options.createStores();
-      users = stores.tenantAuthStore;
-      sessions = stores.sessionStore;
+      sessions = stores.sessions;
     });
     afterEach(async () => {
       await options.destroyStores?.(stores);
     });
 
+    async function seed(input: ReturnType<typeof tenantAndOwner>): Promise<void> {
+      await stores.transaction(async (tx) => {
+        await tx.tenants.create(input.tenant);
+        await tx.users.create(input.user);
+      });
+    }
+
     async function seedUser(overrides: { email?: string; slug?: string } = {}): Promise<User> {
-      return (await users.createTenantWithOwner(tenantAndOwner(overrides))).user;
+      const input = tenantAndOwner(overrides);
+      await seed(input);
+      return input.user;
     }
 
     describe('tenants and users', () => {
-      it('creates a tenant with its owner and finds both back', async () => {
+      it('creates a tenant and its owner and finds both back, never through another tenant', async () => {
         const input = tenantAndOwner({ email: 'ada@example.com', slug: 'analytical-engines' });
-        const created = await users.createTenantWithOwner(input);
-        expect(created).toEqual(input);
-        expect(await users.findTenantById(input.tenant.id)).toEqual(input.tenant);
-        expect(await users.findUserById(input.tenant.id, input.user.id)).toEqual(input.user);
-        expect(await users.findUserByEmail('ada@example.com')).toEqual(input.user);
+        await seed(input);
+        const other = await seedUser();
+        expect(await stores.tenants.findById(input.tenant.id)).toEqual(input.tenant);
+        expect(await stores.users.findById(input.tenant.id, input.user.id)).toEqual(input.user);
+        expect(await stores.users.findByEmail('ada@example.com')).toEqual(input.user);
+        expect(await stores.users.findById(other.tenantId, input.user.id)).toBeNull();
+        expect(await stores.users.findById(input.tenant.id, other.id)).toBeNull();
       });
 
-      it('answers null for unknown ids and emails', async () => {
+      it('answers null for unknown ids and emails, and for ids that are not UUIDs', async () => {
         await seedUser();
-        const other = tenantAndOwner();
-        expect(await users.findTenantById(other.tenant.id)).toBeNull();
-        expect(await users.findUserById(other.tenant.id, other.user.id)).toBeNull();
-        expect(await users.findUserByEmail('nobody@example.com')).toBeNull();
+        const unknown = tenantAndOwner();
+        expect(await stores.tenants.findById(unknown.tenant.id)).toBeNull();
+        expect(await stores.users.findById(unknown.tenant.id, unknown.user.id)).toBeNull();
+        expect(await stores.users.findByEmail('nobody@example.com')).toBeNull();
+        expect(await stores.tenants.findById('not-a-uuid')).toBeNull();
+        expect(await stores.users.findById('not-a-uuid', 'nor-this')).toBeNull();
       });
 
-      it('never finds a user through another tenant', async () => {
-        const a = await seedUser();
-        const b = await seedUser();
-        expect(await users.findUserById(b.tenantId, a.id)).toBeNull();
-        expect(await users.findUserById(a.tenantId, b.id)).toBeNull();
-      });
-
-      it('refuses a taken email with email_taken and leaves no orphan tenant', async () => {
-        await seedUser({ email: 'ada@example.com' });
+      it('refuses a taken email with email_taken, whatever the tenant, and keeps the first user', async () => {
+        const first = await seedUser({ email: 'ada@example.com' });
         const dup = tenantAndOwner({ email: 'ada@example.com' });
-        expect(await errorCode(users.createTenantWithOwner(dup))).toBe('email_taken');
-        expect(await users.findTenantById(dup.tenant.id)).toBeNull();
+        await stores.tenants.create(dup.tenant);
+        expect(await errorCode(stores.users.create(dup.user))).toBe('email_taken');
+        expect(await stores.users.findByEmail('ada@example.com')).toEqual(first);
+        expect(await stores.users.findById(dup.tenant.id, dup.user.id)).toBeNull();
       });
 
-      it('refuses a taken slug with slug_taken and leaves no user behind', async () => {
-        await seedUser({ slug: 'acme' });
-        const dup = tenantAndOwner({ slug: 'acme', email: 'new@example.com' });
-        expect(await errorCode(users.createTenantWithOwner(dup))).toBe('slug_taken');
-        expect(await users.findUserByEmail('new@example.com')).toBeNull();
-        expect(await users.findTenantById(dup.tenant.id)).toBeNull();
+      it('replaces a password hash only for the user of that tenant', async () => {
+        const user = await seedUser();
+        const other = await seedUser();
+        expect(await stores.users.setPasswordHash(other.tenantId, user.id, '$2b$04$other')).toBe(false);
+        expect((await stores.users.findById(user.tenantId, user.id))?.passwordHash).toBe(user.passwordHash);
+        expect(await stores.users.setPasswordHash(user.tenantId, user.id, '$2b$04$new')).toBe(true);
+        expect((await stores.users.findById(user.tenantId, user.id))?.passwordHash).toBe('$2b$04$new');
+        expect((await stores.users.findById(other.tenantId, other.id))?.passwordHash).toBe(
+          other.passwordHash,
+        );
       });
 
-      it('lets exactly one of 20 concurrent registrations of one email win, leaving no orphan tenant', async () => {
+      it('compares emails as given: no second folding of case or Unicode', async () => {
+        await seedUser({ email: 'kelvin@example.com' });
+        expect(await stores.users.findByEmail('\u212Aelvin@example.com')).toBeNull();
+        expect(await stores.users.findByEmail('KELVIN@example.com')).toBeNull();
+      });
+
+      it('refuses a taken slug with slug_taken', async () => {
+        const first = await seedUser({ slug: 'acme' });
+        const dup = tenantAndOwner({ slug: 'acme' });
+        expect(await errorCode(stores.tenants.create(dup.tenant))).toBe('slug_taken');
+        expect(await stores.tenants.findById(dup.tenant.id)).toBeNull();
+        expect((await stores.tenants.findById(first.tenantId))?.slug).toBe('acme');
+      });
+    });
+
+    describe('transactions', () => {
+      it('commit every write together', async () => {
+        const input = tenantAndOwner();
+        const s = sessionFor(input.user);
+        const result = await stores.transaction(async (tx) => {
+          await tx.tenants.create(input.tenant);
+          await tx.users.create(input.user);
+          await tx.sessions.create(s);
+          // A transaction reads its own writes.
+          expect(await tx.users.findById(input.tenant.id, input.user.id)).toEqual(input.user);
+          return 'done';
+        });
+        expect(result).toBe('done');
+        expect(await stores.tenants.findById(input.tenant.id)).toEqual(input.tenant);
+        expect(await sessions.findById(input.tenant.id, s.id)).toEqual(s);
+      });
+
+      it('roll back every write when the function throws, and rethrow its error', async () => {
+        const input = tenantAndOwner();
+        const s = sessionFor(input.user);
+        const failure = new Rollback('stop');
+        await expect(
+          stores.transaction(async (tx) => {
+            await tx.tenants.create(input.tenant);
+            await tx.users.create(input.user);
+            await tx.sessions.create(s);
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
+        expect(await stores.tenants.findById(input.tenant.id)).toBeNull();
+        expect(await stores.users.findByEmail(input.user.email)).toBeNull();
+        expect(await sessions.findById(input.tenant.id, s.id)).toBeNull();
+      });
+
+      it('roll back the tenant when its owner cannot be created (email taken): no orphan tenant', async () => {
+        await seedUser({ email: 'taken@example.com' });
+        const dup = tenantAndOwner({ email: 'taken@example.com' });
+        const code = await errorCode(
+          stores.transaction(async (tx) => {
+            await tx.tenants.create(dup.tenant);
+            await tx.users.create(dup.user);
+          }),
+        );
+        expect(code).toBe('email_taken');
+        expect(await stores.tenants.findById(dup.tenant.id)).toBeNull();
+      });
+
+      it('roll back revocations and rotations too', async () => {
+        const user = await seedUser();
+        const other = await seedUser();
+        const s = sessionFor(user);
+        const theirs = sessionFor(other);
+        await sessions.create(s);
+        await sessions.create(theirs);
+        await expect(
+          stores.transaction(async (tx) => {
+            expect(await tx.sessions.rotate(user.tenantId, s.id, s.refreshHash, rotation(1000))).toBe(true);
+            expect(await tx.sessions.revokeAllForUser(other.tenantId, other.id, at(2000))).toBe(1);
+            throw new Rollback('stop');
+          }),
+        ).rejects.toBeInstanceOf(Rollback);
+        expect(await sessions.findById(user.tenantId, s.id)).toEqual(s);
+        expect(await sessions.findById(other.tenantId, theirs.id)).toEqual(theirs);
+      });
+
+      it('let exactly one of 20 concurrent registrations of one email win, leaving no orphan tenant', async () => {
         const attempts = Array.from({ length: 20 }, () => tenantAndOwner({ email: 'race@example.com' }));
-        const results = await Promise.all(attempts.map((a) => errorCode(users.createTenantWithOwner(a))));
+        const results = await Promise.all(attempts.map((a) => errorCode(seed(a))));
         expect(results.filter((r) => r === 'resolved')).toHaveLength(1);
         expect(results.filter((r) => r === 'email_taken')).toHaveLength(19);
         const winner = attempts[results.indexOf('resolved')]!;
-        expect(await users.findUserByEmail('race@example.com')).toEqual(winner.user);
-        const tenants = await Promise.all(attempts.map((a) => users.findTenantById(a.tenant.id)));
+        expect(await stores.users.findByEmail('race@example.com')).toEqual(winner.user);
+        const tenants = await Promise.all(attempts.map((a) => stores.tenants.findById(a.tenant.id)));
         expect(tenants.filter((t) => t !== null)).toHaveLength(1);
       });
     });
@@ -137,7 +223,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         const user = await seedUser();
         const other = await seedUser();
         const s = sessionFor(user);
-        expect(await sessions.create(s)).toEqual(s);
+        await sessions.create(s);
         expect(await sessions.findById(user.tenantId, s.id)).toEqual(s);
         expect(await sessions.findByRefreshHash(user.tenantId, s.refreshHash)).toEqual(s);
         expect(await sessions.findById(other.tenantId, s.id)).toBeNull();
@@ -147,12 +233,14 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
 
       it('keeps null device fields as null', async () => {
         const user = await seedUser();
+        const other = await seedUser();
         const s = sessionFor(user, { ipAddress: null, userAgent: null });
         await sessions.create(s);
         expect(await sessions.findById(user.tenantId, s.id)).toMatchObject({
           ipAddress: null,
           userAgent: null,
         });
+        expect(await sessions.findById(other.tenantId, s.id)).toBeNull();
       });
 
       it('rotates by compare-and-set: the old hash becomes the previous one and still finds the session', async () => {
@@ -166,6 +254,9 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         expect((await sessions.findByRefreshHash(user.tenantId, s.refreshHash))?.id).toBe(s.id);
         expect((await sessions.findByRefreshHash(user.tenantId, next.refreshHash))?.id).toBe(s.id);
         expect(await sessions.rotate(user.tenantId, s.id, s.refreshHash, rotation(61_000))).toBe(false);
+        const other = await seedUser();
+        expect(await sessions.findByRefreshHash(other.tenantId, next.refreshHash)).toBeNull();
+        expect(await sessions.findByRefreshHash(other.tenantId, s.refreshHash)).toBeNull();
       });
 
       it('lets exactly one of 50 concurrent rotations with the same hash win', async () => {
@@ -181,6 +272,8 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         const after = await sessions.findById(user.tenantId, s.id);
         expect(after?.refreshHash).toBe(winner.refreshHash);
         expect(after?.previousRefreshHash).toBe(s.refreshHash);
+        const other = await seedUser();
+        expect(await sessions.findByRefreshHash(other.tenantId, winner.refreshHash)).toBeNull();
       });
 
       it('does not rotate a revoked session, nor one of another tenant', async () => {
@@ -243,6 +336,9 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
 
       it('deletes exactly the expired sessions and those revoked before retention, in bounded batches', async () => {
         const user = await seedUser();
+        const other = await seedUser();
+        const keepOthers = sessionFor(other, { expiresAt: at(100_000) });
+        await sessions.create(keepOthers);
         const keepActive = sessionFor(user, { expiresAt: at(100_000) });
         const keepRecentlyRevoked = sessionFor(user, { revokedAt: at(90_000) });
         const doomed = [
@@ -261,6 +357,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         for (const s of doomed) expect(await sessions.findById(user.tenantId, s.id)).toBeNull();
         expect(await sessions.findById(user.tenantId, keepActive.id)).not.toBeNull();
         expect(await sessions.findById(user.tenantId, keepRecentlyRevoked.id)).not.toBeNull();
+        expect(await sessions.findById(other.tenantId, keepOthers.id)).toEqual(keepOthers);
       });
     });
 
@@ -268,12 +365,13 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       function service(grace = 10) {
         const clock = new ManualClock(T0);
         const auth = createTenantAuth({
-          store: users,
-          sessionStore: sessions,
+          stores,
           accessToken: { secret: 'conformance-access-secret-0123456789' },
           refreshSecret: 'conformance-refresh-secret-0123456789',
           refreshReuseGraceSeconds: grace,
           passwordHashing: { cost: 4 },
+          rateLimit: false,
+          logger: { error() {}, warn() {}, info() {} },
           clock,
         });
         return { auth, clock };
@@ -359,5 +457,15 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         expect((await auth.getMyTenant(bobClaims)).id).toBe(bob.tenant.id);
       });
     });
+
+    const context: ConformanceContext = {
+      test: { describe, it, expect, beforeEach, afterEach },
+      stores: () => stores,
+      seedUser,
+    };
+    memberCases(context);
+    oneTimeTokenCases(context);
+    outboxCases(context);
+    auditEventCases(context);
   });
 }

@@ -1,13 +1,14 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWTHeaderParameters, SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock.js';
+import { systemRandom } from '../clock.js';
 import { isTenantAuthError } from '../errors.js';
+import { ManualClock } from '../testing/manual-clock.js';
 import { createTokenService, hashRefreshToken, type TokenServiceOptions } from './token-service.js';
 
 const SECRET = 'a'.repeat(32);
 const REFRESH_SECRET = 'b'.repeat(32);
-const ids = { userId: 'u-1', tenantId: 't-1', sessionId: 's-1' };
+const ids = { userId: 'u-1', tenantId: 't-1', sessionId: 's-1', role: 'admin' as const, emailVerified: true };
 
 function make(overrides: Partial<TokenServiceOptions> = {}) {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
@@ -16,7 +17,10 @@ function make(overrides: Partial<TokenServiceOptions> = {}) {
     audience: 'test-api',
     accessToken: { secret: SECRET },
     refreshSecret: REFRESH_SECRET,
+    accessTokenTtlSeconds: 900,
+    refreshTokenTtlSeconds: 604_800,
     clock,
+    random: systemRandom,
     ...overrides,
   });
   return { tokens, clock };
@@ -284,7 +288,13 @@ describe('refresh tokens', () => {
       alg: 'HS256',
       typ: 'refresh+jwt',
     });
-    await expect(tokens.verifyRefreshToken(token)).resolves.toMatchObject({ ...ids, jti: 'jti-1' });
+    const { role: _role, emailVerified: _verified, ...refreshIds } = ids;
+    await expect(tokens.verifyRefreshToken(token)).resolves.toEqual({
+      ...refreshIds,
+      jti: 'jti-1',
+      issuedAt: expect.any(Date),
+      expiresAt: expect.any(Date),
+    });
     const other = make({ refreshSecret: 'd'.repeat(32) }).tokens;
     await expectInvalid(other.verifyRefreshToken(token));
   });
@@ -294,5 +304,30 @@ describe('refresh tokens', () => {
     const token = await tokens.signRefreshToken(refreshFields(clock));
     clock.advance(604_800_000);
     await expectInvalid(tokens.verifyRefreshToken(token));
+  });
+});
+
+describe('verified access tokens, kept for reuse', () => {
+  it('answers a token seen before with the same claims, and stops at its expiry like the first time', async () => {
+    const { tokens, clock } = make();
+    const { token } = await tokens.signAccessToken(ids);
+    const first = await tokens.verifyAccessToken(token);
+    const again = await tokens.verifyAccessToken(token);
+    expect(again).toEqual(first);
+    // A copy each time: a caller changing its claims changes nobody else's.
+    again.role = 'owner';
+    expect((await tokens.verifyAccessToken(token)).role).toBe('admin');
+    clock.advance(15 * 60_000);
+    await expectInvalid(tokens.verifyAccessToken(token));
+    await expectInvalid(tokens.verifyAccessToken(token));
+  });
+
+  it('never answers another token from it, however close', async () => {
+    const { tokens } = make();
+    const { token } = await tokens.signAccessToken(ids);
+    await tokens.verifyAccessToken(token);
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), role: 'owner' })).toString('base64url')}.${signature}`;
+    await expectInvalid(tokens.verifyAccessToken(forged));
   });
 });

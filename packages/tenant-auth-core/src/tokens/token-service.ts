@@ -1,7 +1,11 @@
-import { createHash, type KeyObject } from 'node:crypto';
+import { createHash, type KeyObject, type webcrypto } from 'node:crypto';
+
 import { exportJWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
-import type { AccessClaims } from '../api-types.js';
-import { type Clock, type RandomBytes, systemClock, systemRandom } from '../clock.js';
+import type { Clock, RandomBytes } from '../clock.js';
+import { configurationError } from '../errors.js';
+import type { Role } from '../records.js';
+import type { AccessClaims } from '../tenant-auth.js';
+import { signHs256, verifyHs256 } from './hs256.js';
 import {
   type AccessTokenKeyOptions,
   type ImportedAccessKeys,
@@ -10,11 +14,12 @@ import {
   invalidToken,
 } from './keys.js';
 
-/** Header `typ` of access tokens (RFC 9068). */
+/** @internal Header `typ` of access tokens (RFC 9068). */
 export const ACCESS_TOKEN_TYP = 'at+jwt';
-/** Header `typ` of refresh tokens; differs from the access one so neither passes for the other. */
+/** @internal Header `typ` of refresh tokens; differs from the access one so neither passes for the other. */
 export const REFRESH_TOKEN_TYP = 'refresh+jwt';
 
+/** @internal Options of `createTokenService`, validated by `resolveOptions`. */
 export interface TokenServiceOptions {
   /** `iss` of every token, e.g. `'https://auth.example.com'`. */
   issuer: string;
@@ -24,20 +29,21 @@ export interface TokenServiceOptions {
   accessToken: AccessTokenKeyOptions;
   /** HS256 secret for refresh tokens, at least 32 bytes, different from the access secret. */
   refreshSecret: string | Uint8Array;
-  /** Access token lifetime, default 900 s (15 min). */
-  accessTokenTtlSeconds?: number;
-  /** Refresh token lifetime, default 604800 s (7 days). */
-  refreshTokenTtlSeconds?: number;
-  clock?: Clock;
-  random?: RandomBytes;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  clock: Clock;
+  random: RandomBytes;
 }
 
-/** Claims of a verified refresh token: the same fields as an access token's. */
-export type RefreshClaims = AccessClaims;
+/** @internal Claims of a verified refresh token: those of an access token but the role and email state. */
+export type RefreshClaims = Omit<AccessClaims, 'role' | 'emailVerified'>;
 
-/** The fields a refresh token is signed from; re-signing the same fields gives the identical token. */
+const ROLES: readonly string[] = ['owner', 'admin', 'member'] satisfies Role[];
+
+/** @internal The fields a refresh token is signed from; re-signing the same fields gives the identical token. */
 export type RefreshTokenFields = RefreshClaims;
 
+/** @internal */
 export interface TokenService {
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
@@ -45,6 +51,8 @@ export interface TokenService {
     userId: string;
     tenantId: string;
     sessionId: string;
+    role: Role;
+    emailVerified: boolean;
   }): Promise<{ token: string; claims: AccessClaims }>;
   verifyAccessToken(token: string): Promise<AccessClaims>;
   /** Deterministic: the same fields always give the same token (HS256). */
@@ -56,20 +64,69 @@ export interface TokenService {
   jwks(): Promise<{ keys: Record<string, unknown>[] }>;
 }
 
-/**
- * SHA-256 (hex) of a refresh token: the only form in which one is stored.
- *
- * @example const hash = hashRefreshToken(refreshToken);
- */
+/** @internal SHA-256 (hex) of a refresh token: the only form in which one is stored. */
 export function hashRefreshToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 const TOKEN_TYPE_CLAIM = 'token_type';
+
+type CryptoKey = webcrypto.CryptoKey;
+
+/** WebCrypto parameters of each signing algorithm. */
+const WEBCRYPTO_ALGORITHM = {
+  HS256: { name: 'HMAC', hash: 'SHA-256' },
+  EdDSA: { name: 'Ed25519' },
+  ES256: { name: 'ECDSA', namedCurve: 'P-256' },
+} as const;
+
+/**
+ * A `KeyObject` as the `CryptoKey` jose works with, converted once per key: handed a `KeyObject`, jose
+ * converts it on every call, which cost a fifth of an authenticated request.
+ */
+function cryptoKeys(algorithm: keyof typeof WEBCRYPTO_ALGORITHM) {
+  const converted = new WeakMap<KeyObject, CryptoKey>();
+  return (key: KeyObject, usage: 'sign' | 'verify'): CryptoKey => {
+    let crypto = converted.get(key);
+    if (!crypto) {
+      const usages: webcrypto.KeyUsage[] =
+        key.type === 'private' ? ['sign'] : key.type === 'public' ? ['verify'] : ['sign', 'verify'];
+      crypto = key.toCryptoKey(WEBCRYPTO_ALGORITHM[algorithm], false, usages);
+      converted.set(key, crypto);
+    }
+    if (!crypto.usages.includes(usage)) throw invalidToken();
+    return crypto;
+  };
+}
+
+/** A verified access token kept for reuse, until its expiry. */
+interface VerifiedToken {
+  claims: AccessClaims;
+  expiresAtMs: number;
+}
+
+/** jose's default: no clock tolerance, so a token is never used before its `iat`. */
+const CLOCK_TOLERANCE_MS = 0;
+
+/** Most verified access tokens kept at once (about half a kilobyte each). */
+const VERIFIED_CACHE_SIZE = 10_000;
+
+/** Whether every segment of a compact JWS is base64url exactly as an encoder writes it. */
+function isCanonicalCompactJws(token: string): boolean {
+  const segments = token.split('.');
+  return (
+    segments.length === 3 &&
+    segments.every(
+      (segment) =>
+        /^[A-Za-z0-9_-]+$/.test(segment) &&
+        Buffer.from(segment, 'base64url').toString('base64url') === segment,
+    )
+  );
+}
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
 /**
- * Signs and verifies access and refresh tokens with jose. Keys are imported once, here.
+ * @internal Signs and verifies access and refresh tokens with jose. Keys are imported once, here.
  * Verification allows exactly one algorithm per token kind, checks `typ`, the type claim, issuer,
  * audience and expiry, and never takes a key from the token (`jwk`, `jku`, `x5u` are ignored; `kid`
  * only picks among configured keys).
@@ -83,28 +140,24 @@ const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
  * const claims = await tokens.verifyAccessToken(token);
  */
 export function createTokenService(options: TokenServiceOptions): TokenService {
-  const clock = options.clock ?? systemClock;
-  const random = options.random ?? systemRandom;
-  const accessTtl = options.accessTokenTtlSeconds ?? 900;
-  const refreshTtl = options.refreshTokenTtlSeconds ?? 604_800;
-  if (!options.issuer || !options.audience) throw new TypeError('issuer and audience are required');
-  for (const [name, v] of [
-    ['accessTokenTtlSeconds', accessTtl],
-    ['refreshTokenTtlSeconds', refreshTtl],
-  ] as const) {
-    if (!Number.isInteger(v) || v <= 0) throw new TypeError(`${name} must be a positive integer`);
-  }
+  const { clock, random } = options;
+  const accessTtl = options.accessTokenTtlSeconds;
+  const refreshTtl = options.refreshTokenTtlSeconds;
   const access: ImportedAccessKeys = importAccessKeys(options.accessToken);
-  const refreshKey: KeyObject = importSecret(options.refreshSecret, 'the refresh token secret');
+  const refreshKey: KeyObject = importSecret(options.refreshSecret, 'refreshSecret');
   if (access.algorithm === 'HS256' && access.signingKey.equals(refreshKey)) {
-    throw new TypeError('the refresh token secret must differ from the access token secret');
+    throw configurationError('createTenantAuth', 'refreshSecret', 'must differ from accessToken.secret');
   }
   const { issuer, audience } = options;
+  const verified = new Map<string, VerifiedToken>();
   let jwksPromise: Promise<{ keys: Record<string, unknown>[] }> | undefined;
 
   const newJti = () => Buffer.from(random(16)).toString('base64url');
 
-  const getAccessKey = (header: { kid?: string | undefined }): KeyObject => {
+  const accessCryptoKey = cryptoKeys(access.algorithm);
+  const getAccessKey = (header: { kid?: string | undefined }): CryptoKey =>
+    accessCryptoKey(accessKeyObject(header), 'verify');
+  const accessKeyObject = (header: { kid?: string | undefined }): KeyObject => {
     if (access.algorithm === 'HS256') return access.signingKey;
     const kid =
       header.kid ?? (access.verificationKeys.size === 1 ? [...access.verificationKeys.keys()][0] : undefined);
@@ -113,21 +166,55 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     return key;
   };
 
-  async function verify(token: string, kind: 'access' | 'refresh') {
+  async function verify(
+    token: string,
+    kind: 'access' | 'refresh',
+  ): Promise<RefreshClaims & { payload: JWTPayload }> {
     if (typeof token !== 'string' || token.length === 0 || token.length > 8192) throw invalidToken();
+    // One spelling per token: base64url decoders forgive padding and spare low bits, but refresh tokens
+    // are looked up by the hash of their exact text, so another spelling of the current token would
+    // match nothing and be taken for an older one (a replay).
+    if (!isCanonicalCompactJws(token)) throw invalidToken();
     let payload: JWTPayload;
+    const requiredClaims = ['sub', 'jti', 'iat', 'exp', 'tid', 'sid', TOKEN_TYPE_CLAIM];
+    if (kind === 'refresh' || access.algorithm === 'HS256') {
+      try {
+        payload = verifyHs256(token, kind === 'refresh' ? refreshKey : access.signingKey, {
+          typ: kind === 'access' ? ACCESS_TOKEN_TYP : REFRESH_TOKEN_TYP,
+          issuer,
+          audience,
+          now: seconds(clock.now()),
+          requiredClaims,
+        });
+      } catch (err) {
+        throw invalidToken(err);
+      }
+    } else {
+      payload = await verifyAsymmetric(token, requiredClaims);
+    }
+    return claimsOf(payload, kind);
+  }
+
+  async function verifyAsymmetric(token: string, requiredClaims: string[]): Promise<JWTPayload> {
     try {
-      ({ payload } = await jwtVerify(token, kind === 'access' ? getAccessKey : () => refreshKey, {
-        algorithms: [kind === 'access' ? access.algorithm : 'HS256'],
-        typ: kind === 'access' ? ACCESS_TOKEN_TYP : REFRESH_TOKEN_TYP,
+      const { payload } = await jwtVerify(token, getAccessKey, {
+        algorithms: [access.algorithm],
+        typ: ACCESS_TOKEN_TYP,
         issuer,
         audience,
         currentDate: clock.now(),
-        requiredClaims: ['sub', 'jti', 'iat', 'exp', 'tid', 'sid', TOKEN_TYPE_CLAIM],
-      }));
+        requiredClaims,
+      });
+      return payload;
     } catch (err) {
       throw invalidToken(err);
     }
+  }
+
+  function claimsOf(
+    payload: JWTPayload,
+    kind: 'access' | 'refresh',
+  ): RefreshClaims & { payload: JWTPayload } {
     const { sub, jti, iat, exp, tid, sid } = payload;
     if (
       payload[TOKEN_TYPE_CLAIM] !== kind ||
@@ -147,7 +234,19 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
       jti,
       issuedAt: new Date(iat * 1000),
       expiresAt: new Date(exp * 1000),
+      payload,
     };
+  }
+
+  async function verifyAccess(token: string): Promise<AccessClaims> {
+    const { payload, ...claims } = await verify(token, 'access');
+    // Tokens signed before roles existed (1.0) carry none: they get the least, `member`. Admin
+    // operations read the current role from the stores anyway.
+    const role = payload.role ?? 'member';
+    if (typeof role !== 'string' || !ROLES.includes(role)) throw invalidToken();
+    const emailVerified = payload.email_verified ?? false;
+    if (typeof emailVerified !== 'boolean') throw invalidToken();
+    return { ...claims, role: role as Role, emailVerified };
   }
 
   return {
@@ -155,28 +254,55 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     refreshTokenTtlSeconds: refreshTtl,
     newJti,
 
-    async signAccessToken({ userId, tenantId, sessionId }) {
+    async signAccessToken({ userId, tenantId, sessionId, role, emailVerified }) {
       const now = seconds(clock.now());
       const jti = newJti();
-      const token = await new SignJWT({ tid: tenantId, sid: sessionId, [TOKEN_TYPE_CLAIM]: 'access' })
-        .setProtectedHeader(
-          access.signingKid === undefined
-            ? { alg: access.algorithm, typ: ACCESS_TOKEN_TYP }
-            : { alg: access.algorithm, typ: ACCESS_TOKEN_TYP, kid: access.signingKid },
-        )
-        .setSubject(userId)
-        .setIssuer(issuer)
-        .setAudience(audience)
-        .setIssuedAt(now)
-        .setExpirationTime(now + accessTtl)
-        .setJti(jti)
-        .sign(access.signingKey);
+      const token =
+        access.algorithm === 'HS256'
+          ? signHs256(
+              { alg: 'HS256', typ: ACCESS_TOKEN_TYP },
+              {
+                tid: tenantId,
+                sid: sessionId,
+                role,
+                email_verified: emailVerified,
+                [TOKEN_TYPE_CLAIM]: 'access',
+                sub: userId,
+                iss: issuer,
+                aud: audience,
+                iat: now,
+                exp: now + accessTtl,
+                jti,
+              },
+              access.signingKey,
+            )
+          : await new SignJWT({
+              tid: tenantId,
+              sid: sessionId,
+              role,
+              email_verified: emailVerified,
+              [TOKEN_TYPE_CLAIM]: 'access',
+            })
+              .setProtectedHeader(
+                access.signingKid === undefined
+                  ? { alg: access.algorithm, typ: ACCESS_TOKEN_TYP }
+                  : { alg: access.algorithm, typ: ACCESS_TOKEN_TYP, kid: access.signingKid },
+              )
+              .setSubject(userId)
+              .setIssuer(issuer)
+              .setAudience(audience)
+              .setIssuedAt(now)
+              .setExpirationTime(now + accessTtl)
+              .setJti(jti)
+              .sign(accessCryptoKey(access.signingKey, 'sign'));
       return {
         token,
         claims: {
           userId,
           tenantId,
           sessionId,
+          role,
+          emailVerified,
           jti,
           issuedAt: new Date(now * 1000),
           expiresAt: new Date((now + accessTtl) * 1000),
@@ -184,22 +310,44 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
       };
     },
 
-    verifyAccessToken: (token) => verify(token, 'access'),
-
-    signRefreshToken(fields) {
-      // Field order and values are fixed, and HS256 is deterministic: the same fields, the same token.
-      return new SignJWT({ tid: fields.tenantId, sid: fields.sessionId, [TOKEN_TYPE_CLAIM]: 'refresh' })
-        .setProtectedHeader({ alg: 'HS256', typ: REFRESH_TOKEN_TYP })
-        .setSubject(fields.userId)
-        .setIssuer(issuer)
-        .setAudience(audience)
-        .setIssuedAt(seconds(fields.issuedAt))
-        .setExpirationTime(seconds(fields.expiresAt))
-        .setJti(fields.jti)
-        .sign(refreshKey);
+    async verifyAccessToken(token) {
+      // A token verified before is the same token (the map is keyed by all of it, signature included):
+      // its claims are reused until it expires, at most VERIFIED_CACHE_SIZE tokens, oldest out first.
+      const now = clock.now().getTime();
+      const known = typeof token === 'string' ? verified.get(token) : undefined;
+      if (known && now < known.expiresAtMs && now >= known.claims.issuedAt.getTime() - CLOCK_TOLERANCE_MS) {
+        return { ...known.claims };
+      }
+      if (known) verified.delete(token);
+      const claims = await verifyAccess(token);
+      verified.set(token, { claims, expiresAtMs: claims.expiresAt.getTime() });
+      if (verified.size > VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+      return { ...claims };
     },
 
-    verifyRefreshToken: (token) => verify(token, 'refresh'),
+    async signRefreshToken(fields) {
+      // Field order and values are fixed, and HS256 is deterministic: the same fields, the same token.
+      return signHs256(
+        { alg: 'HS256', typ: REFRESH_TOKEN_TYP },
+        {
+          tid: fields.tenantId,
+          sid: fields.sessionId,
+          [TOKEN_TYPE_CLAIM]: 'refresh',
+          sub: fields.userId,
+          iss: issuer,
+          aud: audience,
+          iat: seconds(fields.issuedAt),
+          exp: seconds(fields.expiresAt),
+          jti: fields.jti,
+        },
+        refreshKey,
+      );
+    },
+
+    async verifyRefreshToken(token) {
+      const { payload: _payload, ...claims } = await verify(token, 'refresh');
+      return claims;
+    },
 
     jwks() {
       jwksPromise ??= (async () => {

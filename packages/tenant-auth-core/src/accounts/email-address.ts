@@ -1,0 +1,184 @@
+import { parseEmail } from '../email.js';
+import { invalidOrExpired, isTenantAuthError, validationError } from '../errors.js';
+import { currentUser } from '../members/authorization.js';
+import { mailUnavailable } from '../members/invitations.js';
+import type { RequestContext, User } from '../records.js';
+import type { Services } from '../services.js';
+import type { TransactionStores } from '../stores/tenant-auth-stores.js';
+import type { AccessClaims } from '../tenant-auth.js';
+import { FIXED_LIFETIMES, hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
+import { type ConfirmPassword, requiredText } from './password-confirmation.js';
+
+/**
+ * Input of `TenantAuth.changeEmail`.
+ *
+ * @example
+ * const input: ChangeEmailInput = { newEmail: 'ada@new.example', password };
+ */
+export interface ChangeEmailInput {
+  newEmail: string;
+  /** The current password: an email change is as good as a password reset, so it needs one. */
+  password: string;
+}
+
+const emailTaken = (field: string) =>
+  validationError([{ field, code: 'email_taken', message: 'This email is already registered.' }]);
+
+/** @internal Verification of the address, and changing it. */
+export function createEmailAddress(services: Services, confirmPassword: ConfirmPassword) {
+  const { stores, events, clock, oneTimeTokens, mail, limits, cache } = services;
+
+  /** Whether an email to `email` fits its mailbox budget (always, with rate limiting off). */
+  const mailboxAllows = async (email: string, context: RequestContext) =>
+    (await limits?.mailbox(email, context))?.allowed ?? true;
+
+  /**
+   * Issues a verification token and writes its email, through the caller's transaction. Used by
+   * registration and by {@link requestVerification}. Does nothing without mail.
+   */
+  async function enqueueVerification(
+    tx: TransactionStores,
+    user: User,
+    tenantName: string,
+    context: RequestContext,
+  ): Promise<boolean> {
+    if (!mail) return false;
+    // Registration sends one too: register and delete over and over must not flood the address.
+    if (!(await mailboxAllows(user.email, context))) return false;
+    const { token } = await oneTimeTokens.issue(tx, {
+      kind: 'email_verification',
+      tenantId: user.tenantId,
+      userId: user.id,
+      email: user.email,
+      lifetimeSeconds: FIXED_LIFETIMES.email_verification,
+    });
+    await mail.enqueue(tx, {
+      template: 'email_verification',
+      to: user.email,
+      tenantId: user.tenantId,
+      data: {
+        link: mail.link(LINK_PATHS.email_verification, token),
+        lifetimeSeconds: FIXED_LIFETIMES.email_verification,
+        tenantName,
+      },
+    });
+    return true;
+  }
+
+  return {
+    enqueueVerification,
+
+    async requestVerification(claims: AccessClaims, context: RequestContext = {}): Promise<void> {
+      const user = await currentUser(stores, claims);
+      if (user.emailVerified) return;
+      if (!mail) throw mailUnavailable();
+      await stores.transaction(async (tx) => {
+        const tenant = await tx.tenants.findById(user.tenantId);
+        await enqueueVerification(tx, user, tenant?.name ?? '', context);
+      });
+      mail.wake();
+    },
+
+    async verify(input: { token: string }, context: RequestContext = {}): Promise<void> {
+      const hash = hashOneTimeToken(input?.token);
+      if (hash === null) throw invalidOrExpired();
+      await events.transaction(async (tx, record) => {
+        const issued = await tx.oneTimeTokens.consume('email_verification', hash, clock.now());
+        const user = issued?.userId ? await tx.users.findById(issued.tenantId, issued.userId) : null;
+        // A token for an address the account no longer has proves nothing about the current one.
+        if (!issued || !user || user.email !== issued.email) throw invalidOrExpired();
+        if (user.emailVerified) return;
+        await tx.users.markEmailVerified(user.tenantId, user.id);
+        const parties = { tenantId: user.tenantId, actorId: null, subjectId: user.id, sessionId: null };
+        await record({ type: 'email_verified', ...events.base(parties, context) });
+      });
+    },
+
+    async change(claims: AccessClaims, input: ChangeEmailInput, context: RequestContext = {}): Promise<void> {
+      const newEmail = parseEmail(input?.newEmail);
+      const password = requiredText(input?.password, 'password');
+      if (!newEmail.ok) throw validationError([{ ...newEmail.error, field: 'newEmail' }]);
+      const user = await currentUser(stores, claims);
+      await confirmPassword(user, password, 'password', context);
+      if (newEmail.email === user.email || (await stores.users.findByEmail(newEmail.email))) {
+        throw emailTaken('newEmail');
+      }
+      if (!mail) throw mailUnavailable();
+      if (!(await mailboxAllows(newEmail.email, context))) return;
+      await stores.transaction(async (tx) => {
+        const tenant = await tx.tenants.findById(user.tenantId);
+        const tenantName = tenant?.name ?? '';
+        const { token } = await oneTimeTokens.issue(tx, {
+          kind: 'email_change',
+          tenantId: user.tenantId,
+          userId: user.id,
+          email: newEmail.email,
+          sessionId: claims.sessionId,
+          lifetimeSeconds: FIXED_LIFETIMES.email_change,
+        });
+        await mail.enqueue(tx, {
+          template: 'email_change',
+          to: newEmail.email,
+          tenantId: user.tenantId,
+          data: {
+            link: mail.link(LINK_PATHS.email_change, token),
+            lifetimeSeconds: FIXED_LIFETIMES.email_change,
+            tenantName,
+            newEmail: newEmail.email,
+          },
+        });
+        // The old address hears of it, so a hijacked session cannot move the account away unnoticed.
+        await mail.enqueue(tx, {
+          template: 'email_change_notice',
+          to: user.email,
+          tenantId: user.tenantId,
+          data: { tenantName, newEmail: newEmail.email },
+        });
+      });
+      mail.wake();
+    },
+
+    async confirmChange(input: { token: string }, context: RequestContext = {}): Promise<void> {
+      const hash = hashOneTimeToken(input?.token);
+      if (hash === null) throw invalidOrExpired();
+      try {
+        await events.transaction(async (tx, record) => {
+          const now = clock.now();
+          const issued = await tx.oneTimeTokens.consume('email_change', hash, now);
+          const user = issued?.userId ? await tx.users.findById(issued.tenantId, issued.userId) : null;
+          if (!issued || !user) throw invalidOrExpired();
+          // The change is only as good as the session that asked for it: once that session is logged
+          // out, revoked (all sessions, a reset, a replay) or expired, its pending change is void.
+          const asking = issued.sessionId
+            ? await tx.sessions.findById(issued.tenantId, issued.sessionId)
+            : null;
+          if (!asking || asking.userId !== user.id || asking.revokedAt !== null || asking.expiresAt <= now) {
+            throw invalidOrExpired();
+          }
+          await tx.users.changeEmail(user.tenantId, user.id, issued.email);
+          await tx.sessions.revokeAllForUser(
+            user.tenantId,
+            user.id,
+            clock.now(),
+            issued.sessionId ? { exceptSessionId: issued.sessionId } : {},
+          );
+          // Links sent to the old address stop working.
+          await tx.oneTimeTokens.revokeForUser(user.tenantId, user.id, 'password_reset');
+          await tx.oneTimeTokens.revokeForUser(user.tenantId, user.id, 'email_verification');
+          const parties = {
+            tenantId: user.tenantId,
+            actorId: null,
+            subjectId: user.id,
+            sessionId: issued.sessionId,
+          };
+          await record({ type: 'email_changed', ...events.base(parties, context) });
+        });
+      } catch (err) {
+        // Taken meanwhile: the transaction rolled back, the old address stays and the link still works.
+        if (isTenantAuthError(err, 'email_taken')) throw emailTaken('token');
+        throw err;
+      }
+      cache.forgetAll();
+    },
+  };
+}

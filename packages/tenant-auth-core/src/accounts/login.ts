@@ -1,0 +1,126 @@
+import type { Background } from '../background.js';
+import { normalizeEmail } from '../email.js';
+import { type FieldError, TenantAuthError, validationError } from '../errors.js';
+import type { EventLog } from '../events/event-log.js';
+import type { Logger } from '../logger.js';
+import type { PasswordHasher } from '../passwords/hasher.js';
+import { clientKeys, hashingOwner } from '../rate-limit/client-ip-key.js';
+import type { AttemptReservation, LoginThrottle } from '../rate-limit/login-throttle.js';
+import type { RequestContext } from '../records.js';
+import type { SessionTokens } from '../sessions/session-tokens.js';
+import type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
+import type { AuthResult, LoginInput } from '../tenant-auth.js';
+import { CONTROL_CHARACTER, ILL_FORMED, optionalText } from './inputs.js';
+
+const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
+
+/** Longest email or password a login accepts before refusing the body as malformed. */
+export const LOGIN_FIELD_MAX_LENGTH = 1024;
+
+function requiredString(value: unknown, field: string): FieldError | undefined {
+  if (value === undefined || value === null)
+    return { field, code: 'required', message: 'This field is required.' };
+  if (typeof value !== 'string')
+    return { field, code: 'invalid_type', message: `${field} must be a string.` };
+  if (value.length > LOGIN_FIELD_MAX_LENGTH) {
+    return {
+      field,
+      code: 'too_long',
+      message: `${field} must be at most ${LOGIN_FIELD_MAX_LENGTH} characters long.`,
+    };
+  }
+  return undefined;
+}
+
+/** @internal Login: one code path, one error and the same work whether or not the email exists. */
+export function createLogin(deps: {
+  stores: TenantAuthStores;
+  hasher: PasswordHasher;
+  sessionTokens: SessionTokens;
+  /** A bcrypt hash of a random password at the configured cost, compared when the email is unknown. */
+  dummyHash: () => Promise<string>;
+  throttle: LoginThrottle | undefined;
+  events: EventLog;
+  background: Background;
+  logger: Logger;
+}) {
+  const { stores, hasher, sessionTokens, dummyHash, throttle, events, background, logger } = deps;
+
+  return async function login(input: LoginInput, context: RequestContext = {}): Promise<AuthResult> {
+    const errors = [requiredString(input?.email, 'email'), requiredString(input?.password, 'password')];
+    if (
+      typeof input?.email === 'string' &&
+      (CONTROL_CHARACTER.test(input.email) || ILL_FORMED.test(input.email))
+    ) {
+      errors.push({
+        field: 'email',
+        code: 'invalid_value',
+        message: 'The email must be valid text without control characters.',
+      });
+    }
+    const deviceInfo = optionalText(input?.deviceInfo, 'deviceInfo');
+    if (!deviceInfo.ok) errors.push(deviceInfo.error);
+    const fieldErrors = errors.filter((e): e is FieldError => e !== undefined);
+    if (fieldErrors.length > 0) throw validationError(fieldErrors);
+
+    const email = normalizeEmail(input.email);
+    const client = clientKeys(context.ipAddress ?? '');
+    // Reserved before the password check, atomically: parallel guesses cannot all pass a read-only check.
+    let reservation: AttemptReservation | undefined;
+    try {
+      reservation = await throttle?.attempt(email, client.ladder);
+    } catch (err) {
+      events.emit({ type: 'login_failed', reason: 'throttled', ...events.unattributed(context) });
+      throw err;
+    }
+    // Only ASCII addresses can be registered: any other cannot name an account, so no store sees it.
+    const user = PRINTABLE_ASCII.test(email) ? await stores.users.findByEmail(email) : null;
+    const owner = hashingOwner(context.ipAddress);
+    const ok = await hasher.verify(input.password, user?.passwordHash ?? (await dummyHash()), owner);
+    if (!user) {
+      events.emit({ type: 'login_failed', reason: 'unknown_email', ...events.unattributed(context) });
+      throw new TenantAuthError('invalid_credentials', 'The email or password is incorrect.');
+    }
+    if (!ok) {
+      const parties = { tenantId: user.tenantId, actorId: null, subjectId: user.id, sessionId: null };
+      const event = {
+        type: 'login_failed',
+        reason: 'wrong_password',
+        ...events.base(parties, context),
+      } as const;
+      // Stored after the answer, not before: a write here would make a known email answer later than an
+      // unknown one.
+      background.run('audit of a failed login', () => events.record(event));
+      throw new TenantAuthError('invalid_credentials', 'The email or password is incorrect.');
+    }
+    // Only failed logins count against an account: the owner's own logins give their attempt back.
+    await reservation?.release();
+    if (hasher.needsRehash(user.passwordHash)) {
+      // The configured cost went up since this hash was made: upgrade it now that the password is known.
+      try {
+        await stores.users.setPasswordHash(user.tenantId, user.id, await hasher.hash(input.password, owner));
+      } catch (err) {
+        logger.warn(
+          { err, userId: user.id },
+          'tenant-auth: could not upgrade a password hash; keeping the old one',
+        );
+      }
+    }
+    const { session, refreshToken } = await sessionTokens.newSession(
+      user,
+      context,
+      deviceInfo.ok ? deviceInfo.value : undefined,
+    );
+    await events.transaction(async (tx, record) => {
+      await tx.sessions.create(session);
+      const parties = {
+        tenantId: user.tenantId,
+        actorId: user.id,
+        subjectId: user.id,
+        sessionId: session.id,
+      };
+      await record({ type: 'login_succeeded', ...events.base(parties, context) });
+    });
+    return sessionTokens.respond(session, user, refreshToken, true);
+  };
+}

@@ -1,0 +1,154 @@
+import { parseEmail } from '../email.js';
+import { invalidOrExpired, validationError } from '../errors.js';
+import { currentUser } from '../members/authorization.js';
+import { mailUnavailable } from '../members/invitations.js';
+import { hashingOwner } from '../rate-limit/client-ip-key.js';
+import type { RequestContext } from '../records.js';
+import type { Services } from '../services.js';
+import { slugify } from '../slug.js';
+import type { AccessClaims } from '../tenant-auth.js';
+import { FIXED_LIFETIMES, hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
+import type { ConfirmPassword } from './password-confirmation.js';
+import { requiredText } from './password-confirmation.js';
+
+/**
+ * Input of `TenantAuth.resetPassword`.
+ *
+ * @example
+ * const input: ResetPasswordInput = { token, password: 'New-Harbour-Lantern-7' };
+ */
+export interface ResetPasswordInput {
+  token: string;
+  password: string;
+}
+
+/**
+ * Input of `TenantAuth.changePassword`.
+ *
+ * @example
+ * const input: ChangePasswordInput = { currentPassword, newPassword };
+ */
+export interface ChangePasswordInput {
+  currentPassword: string;
+  newPassword: string;
+}
+
+/** @internal Forgot, reset and change password. */
+export function createPasswordRecovery(services: Services, confirmPassword: ConfirmPassword) {
+  const { stores, events, clock, hasher, policy, oneTimeTokens, mail, limits, background, cache } = services;
+
+  /** The half of "forgot" that depends on whether the account exists: never awaited by the request. */
+  async function sendReset(email: string, context: RequestContext): Promise<void> {
+    if (!mail) return;
+    const budget = await limits?.mailbox(email, context);
+    if (budget && !budget.allowed) return;
+    const user = await stores.users.findByEmail(email);
+    if (!user) return;
+    await events.transaction(async (tx, record) => {
+      const tenant = await tx.tenants.findById(user.tenantId);
+      const { token } = await oneTimeTokens.issue(tx, {
+        kind: 'password_reset',
+        tenantId: user.tenantId,
+        userId: user.id,
+        email: user.email,
+        lifetimeSeconds: FIXED_LIFETIMES.password_reset,
+      });
+      await mail.enqueue(tx, {
+        template: 'password_reset',
+        to: user.email,
+        tenantId: user.tenantId,
+        data: {
+          link: mail.link(LINK_PATHS.password_reset, token),
+          lifetimeSeconds: FIXED_LIFETIMES.password_reset,
+          tenantName: tenant?.name ?? '',
+        },
+      });
+      const parties = { tenantId: user.tenantId, actorId: null, subjectId: user.id, sessionId: null };
+      await record({ type: 'password_reset_requested', ...events.base(parties, context) });
+    });
+    mail.wake();
+  }
+
+  return {
+    /**
+     * Answers at once, the same way whether or not the address has an account: the lookup, the token and
+     * the email happen afterwards, so neither the answer nor its timing tells them apart.
+     */
+    async forgot(input: { email: string }, context: RequestContext = {}): Promise<void> {
+      const email = parseEmail(input?.email);
+      if (!email.ok) throw validationError([email.error]);
+      if (!mail) throw mailUnavailable();
+      background.run('password reset email', () => sendReset(email.email, context));
+    },
+
+    async reset(input: ResetPasswordInput, context: RequestContext = {}): Promise<void> {
+      const hash = hashOneTimeToken(input?.token);
+      const password = requiredText(input?.password, 'password');
+      if (hash === null) throw invalidOrExpired();
+      const issued = await stores.oneTimeTokens.find('password_reset', hash, clock.now());
+      const user = issued?.userId ? await stores.users.findById(issued.tenantId, issued.userId) : null;
+      // A link sent to an address the account no longer has proves nothing about the current one.
+      if (!issued || !user || user.email !== issued.email) throw invalidOrExpired();
+      const tenant = await stores.tenants.findById(user.tenantId);
+      const problems = policy.check(password, {
+        email: user.email,
+        tenantName: tenant?.name ?? '',
+        tenantSlug: slugify(tenant?.name ?? ''),
+      });
+      if (problems.length > 0) throw validationError(problems);
+      const passwordHash = await hasher.hash(password, hashingOwner(context.ipAddress));
+      await events.transaction(async (tx, record) => {
+        if (!(await tx.oneTimeTokens.consume('password_reset', hash, clock.now()))) throw invalidOrExpired();
+        await tx.users.setPasswordHash(user.tenantId, user.id, passwordHash);
+        // The link reached the address: it is verified.
+        await tx.users.markEmailVerified(user.tenantId, user.id);
+        // Whoever knew the old password is out, on every device, and so is any change of address
+        // they asked for: a pending email change would otherwise hand them the account back.
+        await tx.sessions.revokeAllForUser(user.tenantId, user.id, clock.now());
+        await tx.oneTimeTokens.revokeForUser(user.tenantId, user.id, 'email_change');
+        const parties = { tenantId: user.tenantId, actorId: null, subjectId: user.id, sessionId: null };
+        await record({ type: 'password_reset', ...events.base(parties, context) });
+      });
+      cache.forgetAll();
+    },
+
+    async change(
+      claims: AccessClaims,
+      input: ChangePasswordInput,
+      context: RequestContext = {},
+    ): Promise<void> {
+      const current = requiredText(input?.currentPassword, 'currentPassword');
+      const next = requiredText(input?.newPassword, 'newPassword');
+      const user = await currentUser(stores, claims);
+      await confirmPassword(user, current, 'currentPassword', context);
+      const tenant = await stores.tenants.findById(user.tenantId);
+      const problems = policy
+        .check(next, {
+          email: user.email,
+          tenantName: tenant?.name ?? '',
+          tenantSlug: slugify(tenant?.name ?? ''),
+        })
+        .map((e) => ({ ...e, field: 'newPassword' }));
+      if (problems.length > 0) throw validationError(problems);
+      const passwordHash = await hasher.hash(next, hashingOwner(context.ipAddress));
+      await events.transaction(async (tx, record) => {
+        await tx.users.setPasswordHash(user.tenantId, user.id, passwordHash);
+        await tx.sessions.revokeAllForUser(user.tenantId, user.id, clock.now(), {
+          exceptSessionId: claims.sessionId,
+        });
+        // A reset link sent before the change must not undo it, nor an email change asked for with the
+        // old password.
+        await tx.oneTimeTokens.revokeForUser(user.tenantId, user.id, 'password_reset');
+        await tx.oneTimeTokens.revokeForUser(user.tenantId, user.id, 'email_change');
+        const parties = {
+          tenantId: user.tenantId,
+          actorId: user.id,
+          subjectId: user.id,
+          sessionId: claims.sessionId,
+        };
+        await record({ type: 'password_changed', ...events.base(parties, context) });
+      });
+      cache.forgetAll();
+    },
+  };
+}

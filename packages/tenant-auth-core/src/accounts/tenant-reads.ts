@@ -1,0 +1,18 @@
+import { TenantAuthError } from '../errors.js';
+import { normalizeUuid } from '../ids.js';
+import type { Tenant } from '../records.js';
+import type { TenantStore } from '../stores/tenant-auth-stores.js';
+import type { AccessClaims } from '../tenant-auth.js';
+
+/** @internal Tenant reads, scoped by the verified token: any other id is "not found", never "forbidden". */
+export function createTenantReads(tenants: TenantStore) {
+  async function getTenant(claims: AccessClaims, rawTenantId: string): Promise<Tenant> {
+    const tenantId = normalizeUuid(rawTenantId);
+    if (tenantId === null || tenantId !== claims.tenantId)
+      throw new TenantAuthError('not_found', 'Not found.');
+    const tenant = await tenants.findById(tenantId);
+    if (!tenant) throw new TenantAuthError('not_found', 'Not found.');
+    return tenant;
+  }
+  return { getTenant, getMyTenant: (claims: AccessClaims) => getTenant(claims, claims.tenantId) };
+}

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditEventType } from '../records.js';
+import { code, fieldCodes, join, owner, PASSWORD, setup } from '../test-helpers.js';
+import { AUDIT_EVENT_TYPES } from './audit-log.js';
+
+describe('audit log', () => {
+  it('stores every event type of the contract, with its parties, and never a secret', async () => {
+    const t = setup({ refreshReuseGraceSeconds: 10 });
+    const ctx = { ipAddress: '203.0.113.7', userAgent: 'Vitest', requestId: 'req-1' };
+    const ada = await owner(t.auth, 'ada@example.com'); // registered
+    await t.settle();
+    await t.auth.verifyEmail({ token: t.inbox.token('ada@example.com', '/verify-email') }, ctx); // email_verified
+    await t.auth.login({ email: 'ada@example.com', password: 'wrong-password' }, ctx).catch(() => {}); // login_failed
+    const second = await t.auth.login({ email: 'ada@example.com', password: PASSWORD }, ctx); // login_succeeded
+    const rotated = await t.auth.refresh(second.refreshToken, ctx); // refreshed
+    await t.auth.refresh(second.refreshToken, ctx); // refresh_reissued
+    t.clock.advance(60_000);
+    await t.auth.refresh(second.refreshToken, ctx).catch(() => {}); // replay_detected
+    const third = await t.auth.login({ email: 'ada@example.com', password: PASSWORD }, ctx);
+    await t.auth.logout(third.accessToken, ctx); // logout
+    const fourth = await t.auth.login({ email: 'ada@example.com', password: PASSWORD }, ctx);
+    await t.auth.revokeSession(ada.claims, fourth.session.id, ctx); // session_revoked
+    await t.auth.revokeAllSessions(ada.claims, { exceptCurrent: true }, ctx); // sessions_revoked
+    const bob = await join(t, ada.claims, 'bob@example.com', 'member'); // invitation_created, invitation_accepted
+    const extra = await t.auth.createInvitation(ada.claims, { email: 'x@example.com', role: 'member' }, ctx);
+    await t.auth.revokeInvitation(ada.claims, extra.id, ctx); // invitation_revoked
+    await t.auth.changeMemberRole(ada.claims, bob.user.id, 'admin', ctx); // member_role_changed
+    await t.auth.forgotPassword({ email: 'bob@example.com' }, ctx); // password_reset_requested
+    await t.settle();
+    await t.auth.resetPassword(
+      { token: t.inbox.token('bob@example.com', '/reset-password'), password: `${PASSWORD}-2` },
+      ctx,
+    ); // password_reset
+    const bobAgain = await t.auth.login({ email: 'bob@example.com', password: `${PASSWORD}-2` });
+    const bobClaims = await t.auth.verifyAccessToken(bobAgain.accessToken);
+    await t.auth.changePassword(
+      bobClaims,
+      { currentPassword: `${PASSWORD}-2`, newPassword: `${PASSWORD}-3` },
+      ctx,
+    ); // password_changed
+    await t.auth.changeEmail(bobClaims, { newEmail: 'bob@new.example', password: `${PASSWORD}-3` }, ctx);
+    await t.settle();
+    await t.auth.confirmEmailChange(
+      { token: t.inbox.token('bob@new.example', '/confirm-email-change') },
+      ctx,
+    ); // email_changed
+    const cat = await join(t, ada.claims, 'cat@example.com', 'member');
+    await t.auth.removeMember(ada.claims, cat.user.id, ctx); // member_removed
+    await t.auth.deleteAccount(bobClaims, { password: `${PASSWORD}-3` }, ctx); // account_deleted
+    await t.auth.whenIdle();
+    void rotated;
+
+    const stored = [];
+    let before: string | undefined;
+    for (;;) {
+      const page = await t.auth.listAuditEvents(ada.claims, { limit: 7, before });
+      stored.push(...page.events);
+      if (!page.next) break;
+      before = page.next;
+    }
+    const types = new Set(stored.map((e) => e.type));
+    expect([...AUDIT_EVENT_TYPES].filter((type) => !types.has(type))).toEqual([]);
+    // Newest first, every one of this tenant, none twice.
+    expect(stored.map((e) => e.id)).toEqual([...stored.map((e) => e.id)].sort().reverse());
+    expect(new Set(stored.map((e) => e.id)).size).toBe(stored.length);
+    expect(stored.every((e) => e.tenantId === ada.tenant.id)).toBe(true);
+    const json = JSON.stringify(stored);
+    for (const secret of [PASSWORD, second.refreshToken, second.accessToken, rotated.refreshToken]) {
+      expect(json).not.toContain(secret);
+    }
+    expect(json).not.toMatch(/\$2[aby]\$/);
+    expect(stored.find((e) => e.type === 'member_removed')).toMatchObject({
+      actorId: ada.user.id,
+      subjectId: cat.user.id,
+      ipAddress: '203.0.113.7',
+      userAgent: 'Vitest',
+      requestId: 'req-1',
+    });
+  });
+
+  it('filters by type and by user, and refuses bad queries with field codes', async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@example.com');
+    const bob = await join(t, ada.claims, 'bob@example.com', 'member');
+    await t.auth.login({ email: 'bob@example.com', password: 'nope' }).catch(() => {});
+    await t.auth.whenIdle();
+    const failed = await t.auth.listAuditEvents(ada.claims, { type: 'login_failed' });
+    expect(failed.events.map((e) => [e.type, e.subjectId])).toEqual([['login_failed', bob.user.id]]);
+    const bobs = await t.auth.listAuditEvents(ada.claims, { userId: bob.user.id });
+    expect(bobs.events.length).toBeGreaterThan(0);
+    expect(bobs.events.every((e) => e.actorId === bob.user.id || e.subjectId === bob.user.id)).toBe(true);
+    expect(
+      await fieldCodes(
+        t.auth.listAuditEvents(ada.claims, { limit: 0, before: 'garbage!', type: 'nope', userId: 'x' }),
+      ),
+    ).toEqual(['limit:invalid_value', 'before:invalid_value', 'type:invalid_value', 'userId:invalid_value']);
+    expect(await fieldCodes(t.auth.listAuditEvents(ada.claims, { limit: 201 }))).toEqual([
+      'limit:invalid_value',
+    ]);
+    expect((await t.auth.listAuditEvents(ada.claims, { limit: '1' })).events).toHaveLength(1);
+  });
+
+  it("is for the caller's tenant and its administrators only", async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@example.com');
+    const bob = await join(t, ada.claims, 'bob@example.com', 'member');
+    const eve = await owner(t.auth, 'eve@example.com');
+    expect(await code(t.auth.listAuditEvents(bob.claims))).toBe('forbidden');
+    const eves = await t.auth.listAuditEvents(eve.claims);
+    expect(eves.events.map((e) => e.type as AuditEventType)).toEqual(['registered']);
+    expect(eves.events.every((e) => e.tenantId === eve.tenant.id)).toBe(true);
+  });
+
+  it('deletes events past the retention in the scheduled cleanup', async () => {
+    const t = setup({ auditRetentionSeconds: 86_400 });
+    const ada = await owner(t.auth, 'ada@example.com');
+    t.clock.advance(86_400_000 + 1);
+    await t.auth.login({ email: 'ada@example.com', password: PASSWORD });
+    expect((await t.auth.cleanup()).auditEvents).toBe(1);
+    expect((await t.auth.listAuditEvents(ada.claims)).events.map((e) => e.type)).toEqual(['login_succeeded']);
+  });
+
+  it('records nothing, and tells onEvent nothing, for a change that failed', async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@example.com');
+    const before = t.events.length;
+    expect(await code(t.auth.changeMemberRole(ada.claims, ada.user.id, 'admin'))).toBe('last_owner');
+    expect(t.events).toHaveLength(before);
+    expect((await t.auth.listAuditEvents(ada.claims)).events.map((e) => e.type)).toEqual(['registered']);
+  });
+});

@@ -1,0 +1,75 @@
+import type { MailDeliveryOutcome } from './mail/mail-outbox.js';
+
+/**
+ * The units of work tenant-auth wraps in a span.
+ *
+ * @example
+ * const name: SpanName = 'tenant-auth.login';
+ */
+export type SpanName =
+  | 'tenant-auth.register'
+  | 'tenant-auth.login'
+  | 'tenant-auth.refresh'
+  | 'tenant-auth.password.hash'
+  | 'tenant-auth.password.verify';
+
+/**
+ * One password-hashing operation: how long it waited for a slot of the bounded pool, and how long
+ * bcrypt ran.
+ *
+ * @example
+ * const onPasswordHashing = (m: PasswordHashingMeasurement) => hashWait.observe({ operation: m.operation }, m.waitSeconds);
+ */
+export interface PasswordHashingMeasurement {
+  operation: 'hash' | 'verify';
+  waitSeconds: number;
+  durationSeconds: number;
+}
+
+/**
+ * Hooks for tracing and metrics (the `instrumentation` option of `createTenantAuth`), so an application
+ * feeds its own OpenTelemetry tracer and Prometheus registry: core depends on neither. Auth events
+ * (logins, refreshes, replays, rate-limit refusals) come through `onEvent`; gauges read
+ * `auth.stats()`. Every hook is optional; one that throws is ignored.
+ *
+ * @example
+ * import { openTelemetrySpan } from 'tenant-auth-koa';
+ * const instrumentation: Instrumentation = {
+ *   span: openTelemetrySpan(),
+ *   onPasswordHashing: (m) => hashWait.observe({ operation: m.operation }, m.waitSeconds),
+ *   onMailDelivery: ({ template, outcome }) => deliveries.inc({ template, outcome }),
+ * };
+ */
+export interface Instrumentation {
+  /** Runs `fn` inside a span named `name` (OpenTelemetry: `tracer.startActiveSpan`). */
+  span?: <T>(name: SpanName, fn: () => Promise<T>) => Promise<T>;
+  onPasswordHashing?: (measurement: PasswordHashingMeasurement) => void;
+  onMailDelivery?: (outcome: MailDeliveryOutcome) => void;
+}
+
+/** @internal The hooks with no-op defaults, each guarded so a throwing hook cannot break auth. */
+export interface ResolvedInstrumentation {
+  span: <T>(name: SpanName, fn: () => Promise<T>) => Promise<T>;
+  onPasswordHashing: (measurement: PasswordHashingMeasurement) => void;
+  onMailDelivery: (outcome: MailDeliveryOutcome) => void;
+}
+
+function guarded<A>(hook: ((arg: A) => void) | undefined): (arg: A) => void {
+  if (!hook) return () => {};
+  return (arg) => {
+    try {
+      hook(arg);
+    } catch {
+      // Metrics must not break authentication.
+    }
+  };
+}
+
+/** @internal */
+export function resolveInstrumentation(given: Instrumentation | undefined): ResolvedInstrumentation {
+  return {
+    span: given?.span ?? ((_name, fn) => fn()),
+    onPasswordHashing: guarded(given?.onPasswordHashing),
+    onMailDelivery: guarded(given?.onMailDelivery),
+  };
+}

@@ -1,0 +1,230 @@
+import type { Clock, RandomBytes } from '../clock.js';
+import { uuidv7 } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { OutboxMessage } from '../records.js';
+import type { TenantAuthStores, TransactionStores } from '../stores/tenant-auth-stores.js';
+import type { Mailer } from './mailer.js';
+import type { MailSeal } from './sealing.js';
+import type { MailContent, MailTemplateData, MailTemplateName, MailTemplates } from './templates.js';
+
+/** @internal The resolved `mail` option. */
+export interface MailSettings {
+  mailer: Mailer;
+  from: string;
+  /** Without a trailing slash. */
+  appUrl: string;
+  templates: MailTemplates;
+  maxAttempts: number;
+}
+
+/**
+ * What happened to one delivery attempt: `delivered`, `retry` (failed; tried again later) or `dead`
+ * (failed for the last time, or could not be opened).
+ *
+ * @example
+ * const onMailDelivery = ({ template, outcome }: MailDeliveryOutcome) => mailDeliveries.inc({ template, outcome });
+ */
+export interface MailDeliveryOutcome {
+  template: string;
+  outcome: 'delivered' | 'retry' | 'dead';
+}
+
+/**
+ * What one delivery pass did.
+ *
+ * @example
+ * const { delivered, retried, dead }: MailDeliveryResult = await auth.deliverMail();
+ */
+export interface MailDeliveryResult {
+  delivered: number;
+  retried: number;
+  dead: number;
+}
+
+/** Messages one pass claims at most. */
+const CLAIM_LIMIT = 20;
+/** How long a claim holds a message: longer than any send should take, so a slow send is not repeated. */
+const LEASE_SECONDS = 120;
+/** Back-off after the first failure, doubling per attempt up to an hour, with ±20 % jitter. */
+const FIRST_RETRY_SECONDS = 30;
+const MAX_RETRY_SECONDS = 3600;
+
+/** @internal The delay before attempt `attempts + 1`, after `attempts` failed. */
+export function retryDelaySeconds(attempts: number, jitter: number): number {
+  const base = Math.min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** Math.max(0, attempts - 1));
+  return Math.round(base * (0.8 + 0.4 * jitter));
+}
+
+/** A delivery error, summarised for the outbox row and the log: never the message itself. */
+function summarise(err: unknown): string {
+  const e = err as { code?: unknown; responseCode?: unknown; message?: unknown };
+  const parts = [e?.code, e?.responseCode, typeof e?.message === 'string' ? e.message : String(err)];
+  return parts
+    .filter((p) => p !== undefined && p !== null && p !== '')
+    .join(' ')
+    .slice(0, 500);
+}
+
+/** @internal The mail outbox: writing messages in a transaction, and delivering them afterwards. */
+export interface MailOutbox {
+  /** The link of an email: `appUrl + path + "?token=" + token`. */
+  link(path: string, token: string): string;
+  /** Renders, seals and writes a message through the stores of the caller's transaction. */
+  enqueue<K extends MailTemplateName>(
+    tx: TransactionStores,
+    message: { template: K; to: string; tenantId: string | null; data: MailTemplateData[K] },
+  ): Promise<void>;
+  /** One pass: claims the due messages and sends them. */
+  deliver(): Promise<MailDeliveryResult>;
+  /** Asks a running delivery loop for a pass now (after a commit that enqueued). */
+  wake(): void;
+  /** Delivers on a timer, and at once when woken; `stop` waits for the pass in flight. */
+  start(intervalSeconds: number): { stop(): Promise<void> };
+}
+
+/** @internal */
+export function createMailOutbox(deps: {
+  settings: MailSettings;
+  seal: MailSeal;
+  stores: TenantAuthStores;
+  clock: Clock;
+  random: RandomBytes;
+  logger: Logger;
+  onDelivery: ((outcome: MailDeliveryOutcome) => void) | undefined;
+}): MailOutbox {
+  const { settings, seal, stores, clock, random, logger } = deps;
+  const report = (template: string, outcome: MailDeliveryOutcome['outcome']) => {
+    try {
+      deps.onDelivery?.({ template, outcome });
+    } catch {
+      // Metrics must not break delivery.
+    }
+  };
+  let wakeUp: (() => void) | undefined;
+
+  async function deliverOne(message: OutboxMessage): Promise<MailDeliveryOutcome['outcome']> {
+    let content: ReturnType<MailSeal['open']>;
+    try {
+      content = seal.open(message.payload);
+    } catch (err) {
+      // Sealed under another secret (rotated since) or altered: no attempt can ever open it.
+      await stores.outbox.bury(message.id, { at: clock.now(), error: 'the payload cannot be opened' });
+      logger.error(
+        { err, messageId: message.id, template: message.template },
+        'tenant-auth: an outbox message cannot be opened (was the refresh secret rotated?); it is dead',
+      );
+      return 'dead';
+    }
+    try {
+      await settings.mailer.send({ from: settings.from, to: message.to, ...content });
+    } catch (err) {
+      const error = summarise(err);
+      if (message.attempts >= settings.maxAttempts) {
+        await stores.outbox.bury(message.id, { at: clock.now(), error });
+        logger.error(
+          { messageId: message.id, template: message.template, attempts: message.attempts, error },
+          'tenant-auth: an email could not be delivered and will not be tried again',
+        );
+        return 'dead';
+      }
+      const delay = retryDelaySeconds(message.attempts, (random(1)[0] ?? 128) / 255);
+      await stores.outbox.retry(message.id, {
+        nextAttemptAt: new Date(clock.now().getTime() + delay * 1000),
+        error,
+      });
+      logger.warn(
+        {
+          messageId: message.id,
+          template: message.template,
+          attempts: message.attempts,
+          retryInSeconds: delay,
+          error,
+        },
+        'tenant-auth: email delivery failed; it will be retried',
+      );
+      return 'retry';
+    }
+    await stores.outbox.complete(message.id);
+    return 'delivered';
+  }
+
+  async function deliver(): Promise<MailDeliveryResult> {
+    const result = { delivered: 0, retried: 0, dead: 0 };
+    for (;;) {
+      const batch = await stores.outbox.claim({
+        now: clock.now(),
+        limit: CLAIM_LIMIT,
+        leaseSeconds: LEASE_SECONDS,
+      });
+      for (const message of batch) {
+        const outcome = await deliverOne(message);
+        report(message.template, outcome);
+        if (outcome === 'delivered') result.delivered++;
+        else if (outcome === 'retry') result.retried++;
+        else result.dead++;
+      }
+      if (batch.length < CLAIM_LIMIT) return result;
+    }
+  }
+
+  return {
+    link: (path, token) => `${settings.appUrl}${path}?token=${token}`,
+    async enqueue(tx, { template, to, tenantId, data }) {
+      const render = settings.templates[template] as unknown as (d: typeof data) => MailContent;
+      const now = clock.now();
+      await tx.outbox.enqueue({
+        id: uuidv7(clock, random),
+        tenantId,
+        template,
+        to,
+        payload: seal.seal(render(data)),
+        createdAt: now,
+        attempts: 0,
+        nextAttemptAt: now,
+        lockedUntil: null,
+        lastError: null,
+        deadAt: null,
+      });
+    },
+    deliver,
+    wake: () => wakeUp?.(),
+    start(intervalSeconds) {
+      let stopped = false;
+      let pending = false;
+      let running: Promise<void> | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const run = () => {
+        if (stopped) return;
+        if (running) {
+          pending = true;
+          return;
+        }
+        clearTimeout(timer);
+        running = deliver()
+          .then(() => undefined)
+          .catch((err: unknown) => logger.warn({ err }, 'tenant-auth: a mail delivery pass failed; retrying'))
+          .finally(() => {
+            running = undefined;
+            if (stopped) return;
+            if (pending) {
+              pending = false;
+              run();
+              return;
+            }
+            timer = setTimeout(run, intervalSeconds * 1000);
+            timer.unref();
+          });
+      };
+      wakeUp = run;
+      run();
+      return {
+        async stop() {
+          stopped = true;
+          clearTimeout(timer);
+          if (wakeUp === run) wakeUp = undefined;
+          await running;
+        },
+      };
+    },
+  };
+}

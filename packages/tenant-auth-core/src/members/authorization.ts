@@ -1,0 +1,52 @@
+import { forbidden, TenantAuthError } from '../errors.js';
+import type { Member, Role, User } from '../records.js';
+import type { TransactionStores } from '../stores/tenant-auth-stores.js';
+import type { AccessClaims } from '../tenant-auth.js';
+import { invalidToken } from '../tokens/keys.js';
+
+const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
+
+/** @internal The roles, highest first. */
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
+
+/** @internal Whether `value` is a role. */
+export const isRole = (value: unknown): value is Role =>
+  typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+
+/** @internal Whether `role` is at least `minimum` (owner > admin > member). */
+export const atLeast = (role: Role, minimum: Role) => RANK[role] >= RANK[minimum];
+
+/** @internal A user as a member of its tenant. */
+export const memberOf = (user: User): Member => ({
+  id: user.id,
+  email: user.email,
+  role: user.role,
+  emailVerified: user.emailVerified,
+  createdAt: user.createdAt,
+});
+
+/**
+ * @internal The caller as the stores know it now, whatever its token says: a removed account is
+ * `invalid_token`, a role below `minimum` is `forbidden`. This is the one place a role is checked.
+ */
+export async function currentUser(
+  stores: Pick<TransactionStores, 'users'>,
+  claims: AccessClaims,
+  minimum: Role = 'member',
+): Promise<User> {
+  const user = await stores.users.findById(claims.tenantId, claims.userId);
+  if (!user) throw invalidToken();
+  if (!atLeast(user.role, minimum)) {
+    throw forbidden(
+      minimum === 'owner' ? 'Only an owner may do this.' : 'Only an owner or an admin may do this.',
+    );
+  }
+  return user;
+}
+
+/** @internal The field error of a role that is not one. */
+export function invalidRole(): TenantAuthError {
+  return new TenantAuthError('validation_failed', 'The request is invalid.', {
+    errors: [{ field: 'role', code: 'invalid_role', message: 'The role must be owner, admin or member.' }],
+  });
+}

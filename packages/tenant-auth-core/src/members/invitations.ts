@@ -1,0 +1,213 @@
+import { optionalText } from '../accounts/inputs.js';
+import { parseEmail } from '../email.js';
+import {
+  type FieldError,
+  forbidden,
+  invalidOrExpired,
+  isTenantAuthError,
+  notFound,
+  TenantAuthError,
+  validationError,
+} from '../errors.js';
+import { normalizeUuid, uuidv7 } from '../ids.js';
+import { hashingOwner } from '../rate-limit/client-ip-key.js';
+import { rateLimited } from '../rate-limit/rate-limiter.js';
+import type { Invitation, OneTimeToken, RequestContext, Role, User } from '../records.js';
+import type { Services } from '../services.js';
+import { slugify } from '../slug.js';
+import type { AccessClaims, AuthResult } from '../tenant-auth.js';
+import { hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
+import { atLeast, currentUser, invalidRole, isRole } from './authorization.js';
+
+/** Whether a member of `role` may hand out `granted`: admins and owners invite, only owners make owners. */
+const mayGrant = (role: Role, granted: Role) =>
+  granted === 'owner' ? role === 'owner' : atLeast(role, 'admin');
+
+/**
+ * Input of `TenantAuth.createInvitation`.
+ *
+ * @example
+ * const input: CreateInvitationInput = { email: 'grace@example.com', role: 'admin' };
+ */
+export interface CreateInvitationInput {
+  email: string;
+  role: Role;
+}
+
+/**
+ * Input of `TenantAuth.acceptInvitation`: the token from the link, and the new account's password.
+ *
+ * @example
+ * const input: AcceptInvitationInput = { token: new URL(location.href).searchParams.get('token')!, password };
+ */
+export interface AcceptInvitationInput {
+  token: string;
+  password: string;
+  /** Free text naming the device (at most 200 characters). Default: a summary of the user agent. */
+  deviceInfo?: string | undefined;
+}
+
+/** @internal An invitation token as an administrator sees it. */
+export const invitationOf = (token: OneTimeToken): Invitation => ({
+  id: token.id,
+  email: token.email,
+  role: token.role ?? 'member',
+  createdAt: token.createdAt,
+  expiresAt: token.expiresAt,
+  invitedBy: token.createdBy,
+});
+
+/** @internal */
+export const mailUnavailable = () =>
+  new TenantAuthError('unavailable', 'Email is not configured on this server.', { retryAfterSeconds: 3600 });
+
+const emailTaken = () =>
+  validationError([{ field: 'email', code: 'email_taken', message: 'This email is already registered.' }]);
+
+/** @internal Invitations: create, list, revoke, accept. */
+export function createInvitations(services: Services) {
+  const { stores, events, clock, random, hasher, policy, sessionTokens, oneTimeTokens, mail, limits } =
+    services;
+
+  return {
+    async create(
+      claims: AccessClaims,
+      input: CreateInvitationInput,
+      context: RequestContext = {},
+    ): Promise<Invitation> {
+      const caller = await currentUser(stores, claims, 'admin');
+      const errors: FieldError[] = [];
+      const email = parseEmail(input?.email);
+      if (!email.ok) errors.push(email.error);
+      if (!isRole(input?.role)) errors.push(...(invalidRole().errors ?? []));
+      if (!email.ok || errors.length > 0) throw validationError(errors);
+      const role = input.role;
+      if (role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may invite an owner.');
+      if (await stores.users.findByEmail(email.email)) throw emailTaken();
+      if (!mail) throw mailUnavailable();
+      const budget = await limits?.mailbox(email.email, context);
+      if (budget && !budget.allowed)
+        throw rateLimited({ ...budget, key: undefined }, 'Too many emails to this address; try again later.');
+
+      const invitation = await events.transaction(async (tx, record) => {
+        const tenant = await tx.tenants.findById(claims.tenantId);
+        if (!tenant) throw notFound();
+        const { token, record: issued } = await oneTimeTokens.issue(tx, {
+          kind: 'invitation',
+          tenantId: tenant.id,
+          userId: null,
+          email: email.email,
+          role,
+          createdBy: caller.id,
+          lifetimeSeconds: services.invitationTtlSeconds,
+        });
+        await mail.enqueue(tx, {
+          template: 'invitation',
+          to: email.email,
+          tenantId: tenant.id,
+          data: {
+            link: mail.link(LINK_PATHS.invitation, token),
+            lifetimeSeconds: services.invitationTtlSeconds,
+            tenantName: tenant.name,
+            role,
+            invitedBy: caller.email,
+          },
+        });
+        const parties = {
+          tenantId: tenant.id,
+          actorId: caller.id,
+          subjectId: issued.id,
+          sessionId: claims.sessionId,
+        };
+        await record({ type: 'invitation_created', role, ...events.base(parties, context) });
+        return invitationOf(issued);
+      });
+      mail.wake();
+      return invitation;
+    },
+
+    async list(claims: AccessClaims): Promise<Invitation[]> {
+      await currentUser(stores, claims, 'admin');
+      const pending = await stores.oneTimeTokens.listPending(claims.tenantId, 'invitation', clock.now());
+      return pending.map(invitationOf);
+    },
+
+    async revoke(claims: AccessClaims, rawId: string, context: RequestContext = {}): Promise<void> {
+      const caller = await currentUser(stores, claims, 'admin');
+      const id = normalizeUuid(rawId);
+      if (id === null) throw notFound();
+      await events.transaction(async (tx, record) => {
+        if (!(await tx.oneTimeTokens.revoke(claims.tenantId, 'invitation', id))) throw notFound();
+        const parties = {
+          tenantId: claims.tenantId,
+          actorId: caller.id,
+          subjectId: id,
+          sessionId: claims.sessionId,
+        };
+        await record({ type: 'invitation_revoked', ...events.base(parties, context) });
+      });
+    },
+
+    async accept(input: AcceptInvitationInput, context: RequestContext = {}): Promise<AuthResult> {
+      const hash = hashOneTimeToken(input?.token);
+      const deviceInfo = optionalText(input?.deviceInfo, 'deviceInfo');
+      if (!deviceInfo.ok) throw validationError([deviceInfo.error]);
+      if (typeof input?.password !== 'string') {
+        throw validationError([{ field: 'password', code: 'required', message: 'A password is required.' }]);
+      }
+      if (hash === null) throw invalidOrExpired();
+      const invitation = await stores.oneTimeTokens.find('invitation', hash, clock.now());
+      if (!invitation) throw invalidOrExpired();
+      const tenant = await stores.tenants.findById(invitation.tenantId);
+      if (!tenant) throw invalidOrExpired();
+      const problems = policy.check(input.password, {
+        email: invitation.email,
+        tenantName: tenant.name,
+        tenantSlug: slugify(tenant.name),
+      });
+      if (problems.length > 0) throw validationError(problems);
+      if (await stores.users.findByEmail(invitation.email)) throw emailTaken();
+
+      const user: User = {
+        id: uuidv7(clock, random),
+        tenantId: tenant.id,
+        email: invitation.email,
+        passwordHash: await hasher.hash(input.password, hashingOwner(context.ipAddress)),
+        role: invitation.role ?? 'member',
+        // The link reached this address: it is verified.
+        emailVerified: true,
+        createdAt: clock.now(),
+      };
+      const { session, refreshToken } = await sessionTokens.newSession(
+        user,
+        context,
+        deviceInfo.ok ? deviceInfo.value : undefined,
+      );
+      try {
+        await events.transaction(async (tx, record) => {
+          // Consumed in the transaction that creates the user: if anything below fails, it is usable again.
+          if (!(await tx.oneTimeTokens.consume('invitation', hash, clock.now()))) throw invalidOrExpired();
+          // An invitation is only as good as its inviter: one sent by an administrator who has since been
+          // removed or demoted grants nothing (else a removed admin could come back through it).
+          const inviter = invitation.createdBy
+            ? await tx.users.findById(tenant.id, invitation.createdBy)
+            : null;
+          if (!inviter || !mayGrant(inviter.role, user.role)) throw invalidOrExpired();
+          await tx.users.create(user);
+          await tx.sessions.create(session);
+          const parties = {
+            tenantId: tenant.id,
+            actorId: user.id,
+            subjectId: invitation.id,
+            sessionId: session.id,
+          };
+          await record({ type: 'invitation_accepted', role: user.role, ...events.base(parties, context) });
+        });
+      } catch (err) {
+        if (isTenantAuthError(err, 'email_taken')) throw emailTaken();
+        throw err;
+      }
+      return sessionTokens.respond(session, user, refreshToken, true);
+    },
+  };
+}

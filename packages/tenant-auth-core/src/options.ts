@@ -1,0 +1,391 @@
+import { type Clock, type RandomBytes, systemClock, systemRandom } from './clock.js';
+import { configurationError } from './errors.js';
+import type { AuthEvent } from './events/auth-event.js';
+import type { Instrumentation } from './instrumentation.js';
+import { consoleLogger, type Logger } from './logger.js';
+import type { MailSettings } from './mail/mail-outbox.js';
+import type { Mailer } from './mail/mailer.js';
+import { defaultTemplates, type MailTemplates } from './mail/templates.js';
+import type { PasswordHasherOptions } from './passwords/hasher.js';
+import type { PasswordPolicyOptions } from './passwords/policy.js';
+import type { RateLimitStore } from './rate-limit/rate-limit-store.js';
+import type { RequestLimitSettings } from './rate-limit/request-limits.js';
+import type { SessionCheckSettings } from './sessions/active-session-cache.js';
+import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
+import type { AccessTokenKeyOptions } from './tokens/keys.js';
+
+const DAY = 86_400;
+
+/**
+ * Rate limiting (the `rateLimit` option of `createTenantAuth`). Every number is per window, and every
+ * budget slides (see docs/rate-limiting.md).
+ *
+ * @example
+ * const rateLimit: RateLimitOptions = { store: new RedisRateLimitStore({ redis }), strict: 20 };
+ */
+export interface RateLimitOptions {
+  /**
+   * Where the counters live. Default: a `MemoryRateLimitStore` (one process; several instances need a
+   * shared store such as tenant-auth-redis's `RedisRateLimitStore`, or each counts on its own).
+   */
+  store?: RateLimitStore;
+  /** Length of the sliding window. Default 60. */
+  windowSeconds?: number;
+  /** Requests per window per client address on the routes that take credentials. Default 10. */
+  strict?: number;
+  /** Requests per window per client address on every other route. Default 300. */
+  general?: number;
+  /**
+   * Requests per window on the routes that take credentials from one network (an IPv4 /24 or an IPv6
+   * /48: one allocation), all its addresses together. Default 100.
+   */
+  network?: number;
+  /**
+   * Failed logins per window per account from one client network (an IPv4 address or an IPv6 /64): low,
+   * so guessing from one place stops fast while the owner, elsewhere, still gets in. Default 10.
+   */
+  account?: number;
+  /** Failed logins per window per account from every client together: bounds a distributed guess. Default 100. */
+  accountCeiling?: number;
+  /**
+   * Emails per hour to one address from one client network (registration's verification, recovery,
+   * verification requests, email changes, invitations), so nobody can flood a mailbox through us; all
+   * networks together get four times as many, so one network cannot use up the owner's. Beyond it,
+   * "forgot password" and the verification and email-change requests still answer as usual but send
+   * nothing; an invitation is refused with `rate_limited`. Default 5.
+   */
+  mailbox?: number;
+  /**
+   * HMAC key for the per-account counter keys, so someone who can read the store cannot confirm a
+   * guessed email by hashing it. Every instance sharing the store needs the same one. Default: none
+   * (plain SHA-256).
+   */
+  accountKeySecret?: string | Uint8Array;
+}
+
+/**
+ * Email (the `mail` option of `createTenantAuth`): what invitations, password resets, verification and
+ * email changes need. Messages are written to the outbox in the same transaction as their token and
+ * delivered by `auth.startMailDelivery()` (or `auth.deliverMail()` from a job of your own).
+ *
+ * @example
+ * const mail: MailOptions = {
+ *   mailer: { send: async (message) => { await transport.sendMail(message); } },
+ *   from: 'Acme <no-reply@acme.example>',
+ *   appUrl: 'https://app.acme.example',
+ * };
+ */
+export interface MailOptions {
+  /** The transport. */
+  mailer: Mailer;
+  /** The sender, e.g. `'Acme <no-reply@acme.example>'`. */
+  from: string;
+  /**
+   * The web application the links open: `appUrl + path + "?token=" + token`, with the paths
+   * `/accept-invitation`, `/reset-password`, `/verify-email`, `/confirm-email-change`.
+   */
+  appUrl: string;
+  /** Replacements for any of the default templates. */
+  templates?: Partial<MailTemplates>;
+  /** Delivery attempts before a message is given up (marked dead and logged). Default 10 (about 3 hours: 30 s after the first failure, doubling up to an hour). */
+  maxAttempts?: number;
+}
+
+/**
+ * Options of `createTenantAuth`. Only `stores`, `accessToken` and `refreshSecret` are required; every
+ * other default follows the HTTP contract (API.md). Every option is validated when `createTenantAuth`
+ * is called, before any I/O: a bad one throws `TenantAuthError` with code `invalid_configuration`
+ * naming it.
+ *
+ * @example
+ * const options: TenantAuthOptions = {
+ *   stores: createMemoryStores(),
+ *   accessToken: { secret: process.env.JWT_SECRET! },
+ *   refreshSecret: process.env.JWT_REFRESH_SECRET!,
+ *   issuer: 'https://auth.example.com',
+ * };
+ */
+export interface TenantAuthOptions {
+  /** Where tenants, users and sessions live: `createMemoryStores()`, or a storage adapter's stores. */
+  stores: TenantAuthStores;
+  /** Access-token signing: `{ secret }` (HS256, at least 32 bytes) or `{ algorithm: 'EdDSA' | 'ES256', keys }`. */
+  accessToken: AccessTokenKeyOptions;
+  /** HS256 secret of refresh tokens: at least 32 bytes, different from the access secret. */
+  refreshSecret: string | Uint8Array;
+  /** `iss` of the tokens. Default `'tenant-auth'`. */
+  issuer?: string;
+  /** `aud` of the tokens. Default `'tenant-auth'`. */
+  audience?: string;
+  /** Default 900 (15 minutes). */
+  accessTokenTtlSeconds?: number;
+  /** Default 604800 (7 days); also the sliding session expiry. */
+  refreshTokenTtlSeconds?: number;
+  /** Hard session lifetime from login. Default 30 days. */
+  sessionAbsoluteTtlSeconds?: number;
+  /**
+   * How long the refresh token a rotation replaced still gets the new one (two tabs refreshing at once),
+   * instead of counting as a replay. Default 10; 0 turns it off; at most 60. The window trades replay
+   * detection for that token: within it, whoever holds the previous token is handed the current one.
+   */
+  refreshReuseGraceSeconds?: number;
+  /** How long revoked sessions are kept (for audit) before cleanup deletes them. Default 30 days. */
+  revokedSessionRetentionSeconds?: number;
+  /** Rows per cleanup batch. Default 1000. */
+  cleanupBatchSize?: number;
+  /** Password rules. */
+  passwordPolicy?: PasswordPolicyOptions;
+  /** bcrypt cost, pepper, pool size and queue bound. */
+  passwordHashing?: PasswordHasherOptions;
+  /**
+   * Rate limiting: per-client budgets for the HTTP adapter and the per-account login throttle. On by
+   * default with an in-memory store; `false` turns every budget off (tests, or limits enforced in front).
+   */
+  rateLimit?: RateLimitOptions | false;
+  /**
+   * Check on every `verifyAccessToken` that the session is still active, so a logout cuts access tokens
+   * at once. `true` uses a 5 s cache of at most 10,000 sessions.
+   */
+  checkSessionOnVerify?: boolean | { cacheTtlSeconds?: number; cacheSize?: number };
+  /**
+   * Email for invitations, password resets, verification and email changes. Without it those flows fail
+   * with `unavailable` and registration sends no verification email.
+   */
+  mail?: MailOptions;
+  /** Lifetime of an invitation. Default 604800 (7 days). */
+  invitationTtlSeconds?: number;
+  /** How long audit events are kept before cleanup deletes them. Default 90 days. */
+  auditRetentionSeconds?: number;
+  /**
+   * Receives every auth event once its change has committed (metrics, alerts, a log): ids and addresses,
+   * never secrets. Events of a tenant are also stored in its audit log, whatever this hook does.
+   */
+  onEvent?: (event: AuthEvent) => void;
+  /** Tracing and metrics hooks (OpenTelemetry spans, Prometheus histograms). */
+  instrumentation?: Instrumentation;
+  /** Where warnings go (rate-limit store outages, cleanup failures). Default: JSON lines on stderr. */
+  logger?: Logger;
+  /** Time source. Default: the system clock. */
+  clock?: Clock;
+  /** Randomness. Default: Node's CSPRNG. */
+  random?: RandomBytes;
+}
+
+/** @internal Every option with its default applied, validated. */
+export interface ResolvedOptions {
+  stores: TenantAuthStores;
+  accessToken: AccessTokenKeyOptions;
+  refreshSecret: string | Uint8Array;
+  issuer: string;
+  audience: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  sessionAbsoluteTtlSeconds: number;
+  refreshReuseGraceSeconds: number;
+  revokedSessionRetentionSeconds: number;
+  cleanupBatchSize: number;
+  passwordPolicy: PasswordPolicyOptions;
+  passwordHashing: PasswordHasherOptions;
+  /** The rate-limit settings; `store` undefined means the default memory store, made last. */
+  rateLimit: (Omit<RequestLimitSettings, 'store'> & { store: RateLimitStore | undefined }) | undefined;
+  sessionCheck: SessionCheckSettings | undefined;
+  mail: MailSettings | undefined;
+  invitationTtlSeconds: number;
+  auditRetentionSeconds: number;
+  onEvent: ((event: AuthEvent) => void) | undefined;
+  instrumentation: Instrumentation | undefined;
+  logger: Logger;
+  clock: Clock;
+  random: RandomBytes;
+}
+
+const FACTORY = 'createTenantAuth';
+const fail = (option: string, problem: string) => configurationError(FACTORY, option, problem);
+
+function integer(
+  option: string,
+  value: unknown,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+) {
+  const v = value === undefined ? fallback : value;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    throw fail(option, `must be an integer ${range} (got ${String(value)})`);
+  }
+  return v;
+}
+
+function text(option: string, value: unknown, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || value.trim() === '') throw fail(option, 'must be a non-empty string');
+  return value;
+}
+
+function secretBytes(option: string, value: unknown): Uint8Array | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && value !== '') return Buffer.from(value, 'utf8');
+  if (value instanceof Uint8Array && value.length > 0) return value;
+  throw fail(option, 'must be a non-empty string or Uint8Array');
+}
+
+function object<T>(option: string, value: unknown): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw fail(option, 'must be an object');
+  return value as T;
+}
+
+function resolveStores(value: unknown): TenantAuthStores {
+  const stores = object<Partial<TenantAuthStores>>('stores', value);
+  if (!stores)
+    throw fail(
+      'stores',
+      'is required (createMemoryStores(), or a storage adapter such as createMikroOrmStores(orm))',
+    );
+  for (const part of ['tenants', 'users', 'sessions', 'oneTimeTokens', 'outbox', 'auditEvents'] as const) {
+    if (typeof stores[part] !== 'object' || stores[part] === null)
+      throw fail(`stores.${part}`, 'is required');
+  }
+  if (typeof stores.transaction !== 'function') throw fail('stores.transaction', 'must be a function');
+  return stores as TenantAuthStores;
+}
+
+function resolveRateLimit(value: unknown): ResolvedOptions['rateLimit'] {
+  if (value === false) return undefined;
+  const options = object<RateLimitOptions>('rateLimit', value) ?? {};
+  if (options.store !== undefined && typeof options.store?.hit !== 'function') {
+    throw fail('rateLimit.store', 'must be a RateLimitStore (an object with hit())');
+  }
+  return {
+    store: options.store,
+    windowSeconds: integer('rateLimit.windowSeconds', options.windowSeconds, 60, 1, 86_400),
+    strict: integer('rateLimit.strict', options.strict, 10, 1),
+    general: integer('rateLimit.general', options.general, 300, 1),
+    network: integer('rateLimit.network', options.network, 100, 1),
+    account: integer('rateLimit.account', options.account, 10, 1),
+    accountCeiling: integer('rateLimit.accountCeiling', options.accountCeiling, 100, 1),
+    mailbox: integer('rateLimit.mailbox', options.mailbox, 5, 1),
+    accountKeySecret: secretBytes('rateLimit.accountKeySecret', options.accountKeySecret),
+  };
+}
+
+function resolveSessionCheck(value: unknown): SessionCheckSettings | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value !== true && (typeof value !== 'object' || value === null)) {
+    throw fail('checkSessionOnVerify', 'must be a boolean or { cacheTtlSeconds, cacheSize }');
+  }
+  const given = value === true ? {} : (value as { cacheTtlSeconds?: unknown; cacheSize?: unknown });
+  return {
+    cacheTtlMs: integer('checkSessionOnVerify.cacheTtlSeconds', given.cacheTtlSeconds, 5, 0, 60) * 1000,
+    cacheSize: integer('checkSessionOnVerify.cacheSize', given.cacheSize, 10_000, 1),
+  };
+}
+
+function resolveMail(value: unknown): MailSettings | undefined {
+  const mail = object<MailOptions>('mail', value);
+  if (!mail) return undefined;
+  if (typeof mail.mailer?.send !== 'function')
+    throw fail('mail.mailer', 'must be a Mailer (an object with send())');
+  const from = text('mail.from', mail.from, '');
+  if (from === '') throw fail('mail.from', 'is required (the sender address)');
+  let appUrl: URL;
+  try {
+    appUrl = new URL(text('mail.appUrl', mail.appUrl, ''));
+  } catch {
+    throw fail('mail.appUrl', `must be an absolute http(s) URL (got ${String(mail.appUrl)})`);
+  }
+  if ((appUrl.protocol !== 'https:' && appUrl.protocol !== 'http:') || appUrl.search || appUrl.hash) {
+    throw fail(
+      'mail.appUrl',
+      `must be an http(s) URL without query or fragment (got ${String(mail.appUrl)})`,
+    );
+  }
+  const templates = object<Partial<MailTemplates>>('mail.templates', mail.templates) ?? {};
+  for (const [name, template] of Object.entries(templates)) {
+    if (!(name in defaultTemplates))
+      throw fail(`mail.templates.${name}`, 'is not a template tenant-auth sends');
+    if (typeof template !== 'function') throw fail(`mail.templates.${name}`, 'must be a function');
+  }
+  return {
+    mailer: mail.mailer,
+    from,
+    appUrl: appUrl.href.replace(/\/+$/, ''),
+    templates: { ...defaultTemplates, ...templates },
+    maxAttempts: integer('mail.maxAttempts', mail.maxAttempts, 10, 1, 100),
+  };
+}
+
+function resolveLogger(value: unknown): Logger {
+  if (value === undefined) return consoleLogger;
+  const logger = value as Partial<Logger>;
+  if (
+    typeof logger !== 'object' ||
+    logger === null ||
+    !['error', 'warn', 'info'].every((m) => typeof logger[m as keyof Logger] === 'function')
+  ) {
+    throw fail('logger', 'must have error, warn and info methods (a pino logger fits)');
+  }
+  return value as Logger;
+}
+
+/** @internal Validates every option and applies the defaults; throws `invalid_configuration`. */
+export function resolveOptions(options: TenantAuthOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) throw fail('options', 'must be an object');
+  if (options.accessToken === undefined)
+    throw fail('accessToken', 'is required ({ secret } or { algorithm, keys })');
+  if (options.refreshSecret === undefined) {
+    throw fail(
+      'refreshSecret',
+      'is required (a random secret of at least 32 bytes, different from the access secret)',
+    );
+  }
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function')
+    throw fail('onEvent', 'must be a function');
+  const instrumentation = object<Instrumentation>('instrumentation', options.instrumentation);
+  for (const hook of ['span', 'onPasswordHashing', 'onMailDelivery'] as const) {
+    if (instrumentation?.[hook] !== undefined && typeof instrumentation[hook] !== 'function')
+      throw fail(`instrumentation.${hook}`, 'must be a function');
+  }
+  return {
+    stores: resolveStores(options.stores),
+    accessToken: options.accessToken,
+    refreshSecret: options.refreshSecret,
+    issuer: text('issuer', options.issuer, 'tenant-auth'),
+    audience: text('audience', options.audience, 'tenant-auth'),
+    accessTokenTtlSeconds: integer('accessTokenTtlSeconds', options.accessTokenTtlSeconds, 900, 1),
+    refreshTokenTtlSeconds: integer('refreshTokenTtlSeconds', options.refreshTokenTtlSeconds, 7 * DAY, 1),
+    sessionAbsoluteTtlSeconds: integer(
+      'sessionAbsoluteTtlSeconds',
+      options.sessionAbsoluteTtlSeconds,
+      30 * DAY,
+      1,
+    ),
+    refreshReuseGraceSeconds: integer(
+      'refreshReuseGraceSeconds',
+      options.refreshReuseGraceSeconds,
+      10,
+      0,
+      60,
+    ),
+    revokedSessionRetentionSeconds: integer(
+      'revokedSessionRetentionSeconds',
+      options.revokedSessionRetentionSeconds,
+      30 * DAY,
+      0,
+    ),
+    cleanupBatchSize: integer('cleanupBatchSize', options.cleanupBatchSize, 1000, 1),
+    passwordPolicy: object<PasswordPolicyOptions>('passwordPolicy', options.passwordPolicy) ?? {},
+    passwordHashing: object<PasswordHasherOptions>('passwordHashing', options.passwordHashing) ?? {},
+    sessionCheck: resolveSessionCheck(options.checkSessionOnVerify),
+    mail: resolveMail(options.mail),
+    invitationTtlSeconds: integer('invitationTtlSeconds', options.invitationTtlSeconds, 7 * DAY, 60),
+    auditRetentionSeconds: integer('auditRetentionSeconds', options.auditRetentionSeconds, 90 * DAY, 1),
+    onEvent: options.onEvent,
+    instrumentation,
+    logger: resolveLogger(options.logger),
+    clock: options.clock ?? systemClock,
+    random: options.random ?? systemRandom,
+    rateLimit: resolveRateLimit(options.rateLimit),
+  };
+}

@@ -1,0 +1,272 @@
+/**
+ * A tenant: the unit of data isolation.
+ *
+ * @example
+ * const tenant: Tenant = { id, slug: 'analytical-engines', name: 'Analytical Engines', createdAt: new Date() };
+ */
+export interface Tenant {
+  id: string;
+  /** Lower-case ASCII letters, digits and single hyphens, 3 to 63 characters; unique. */
+  slug: string;
+  name: string;
+  createdAt: Date;
+}
+
+/**
+ * A user's role in its tenant: `owner` > `admin` > `member`. Owners and admins administer the tenant;
+ * only owners grant or take `owner`, and a tenant always keeps one.
+ *
+ * @example
+ * const canInvite = (role: Role) => role === 'owner' || role === 'admin';
+ */
+export type Role = 'owner' | 'admin' | 'member';
+
+/**
+ * A user as stored; belongs to exactly one tenant.
+ *
+ * @example
+ * const user: User = await stores.users.findByEmail('ada@example.com');
+ */
+export interface User {
+  id: string;
+  tenantId: string;
+  /** Normalised (see `normalizeEmail`); unique across the whole service. */
+  email: string;
+  /** bcrypt hash of the HMAC-SHA256 pre-hash of the password. Never leaves core. */
+  passwordHash: string;
+  role: Role;
+  /** Whether the user proved they receive mail at `email` (a verification, reset or invitation link). */
+  emailVerified: boolean;
+  createdAt: Date;
+}
+
+/**
+ * A user as a client may see it: never the password hash.
+ *
+ * @example
+ * const { id, email, tenantId }: PublicUser = result.user;
+ */
+export interface PublicUser {
+  id: string;
+  email: string;
+  tenantId: string;
+  role: Role;
+  emailVerified: boolean;
+}
+
+/**
+ * A user as listed among its tenant's members.
+ *
+ * @example
+ * const admins = (await auth.listMembers(claims)).filter((m: Member) => m.role !== 'member');
+ */
+export interface Member {
+  id: string;
+  email: string;
+  role: Role;
+  emailVerified: boolean;
+  createdAt: Date;
+}
+
+/**
+ * What a one-time token is for. Each kind has its lifetime, and issuing a new one for the same subject
+ * (a user; for an invitation, an address in a tenant) replaces the older.
+ *
+ * @example
+ * const kind: OneTimeTokenKind = 'password_reset';
+ */
+export type OneTimeTokenKind = 'invitation' | 'password_reset' | 'email_verification' | 'email_change';
+
+/**
+ * A one-time token as stored: only the SHA-256 of the token (at least 256 random bits, base64url) is
+ * kept; the token itself exists only in the link sent by mail.
+ *
+ * @example
+ * const pending = await stores.oneTimeTokens.findByHash('invitation', sha256(token));
+ */
+export interface OneTimeToken {
+  id: string;
+  kind: OneTimeTokenKind;
+  tenantId: string;
+  /** The user it is for; `null` for an invitation (the user does not exist yet). */
+  userId: string | null;
+  /** The address it was sent to: the invitee, the user's address, or the new address of an email change. */
+  email: string;
+  /** The role an invitation grants; `null` for the other kinds. */
+  role: Role | null;
+  /** Who issued it: the inviting admin; `null` for the other kinds. */
+  createdBy: string | null;
+  /**
+   * The session that asked for it (an email change keeps that session when it is confirmed); `null`
+   * when none did.
+   */
+  sessionId: string | null;
+  /** SHA-256 (hex) of the token. */
+  tokenHash: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/**
+ * A pending invitation, as an administrator sees it (never its token).
+ *
+ * @example
+ * const { id, email, role, expiresAt }: Invitation = await auth.createInvitation(claims, { email, role: 'member' });
+ */
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  createdAt: Date;
+  expiresAt: Date;
+  /** The id of the administrator who sent it. */
+  invitedBy: string | null;
+}
+
+/**
+ * A mail waiting in the outbox. Written in the same transaction as the token its link carries, and
+ * delivered afterwards. `payload` is sealed (AES-256-GCM): a copy of the database holds no usable link.
+ *
+ * @example
+ * const due = await stores.outbox.claim({ now, limit: 20, leaseSeconds: 120 });
+ */
+export interface OutboxMessage {
+  id: string;
+  tenantId: string | null;
+  /** The template it is rendered with: `invitation`, `password_reset`, `email_verification`, ... */
+  template: string;
+  /** The recipient. */
+  to: string;
+  /** The sealed template data (the link among it). Emptied once the message is delivered or dead. */
+  payload: string;
+  createdAt: Date;
+  /** Delivery attempts so far. */
+  attempts: number;
+  /** Not before this time. */
+  nextAttemptAt: Date;
+  /** Claimed by an instance until then; `null` when nobody holds it. */
+  lockedUntil: Date | null;
+  /** The last delivery error, summarised (never the message body). */
+  lastError: string | null;
+  /** When delivery was given up; `null` while it is still being tried. */
+  deadAt: Date | null;
+}
+
+/**
+ * The kinds of security event the audit log keeps (API.md, "Audit log").
+ *
+ * @example
+ * const type: AuditEventType = 'member_role_changed';
+ */
+export type AuditEventType =
+  | 'registered'
+  | 'login_succeeded'
+  | 'login_failed'
+  | 'refreshed'
+  | 'refresh_reissued'
+  | 'replay_detected'
+  | 'logout'
+  | 'session_revoked'
+  | 'sessions_revoked'
+  | 'password_reset_requested'
+  | 'password_reset'
+  | 'password_changed'
+  | 'email_verified'
+  | 'email_changed'
+  | 'invitation_created'
+  | 'invitation_revoked'
+  | 'invitation_accepted'
+  | 'member_role_changed'
+  | 'member_removed'
+  | 'account_deleted';
+
+/**
+ * One stored security event of a tenant: ids, time and where from; never a password, a token or a hash.
+ *
+ * @example
+ * const { events }: { events: AuditEvent[] } = await auth.listAuditEvents(claims, { type: 'login_failed' });
+ */
+export interface AuditEvent {
+  /** A UUIDv7: time-ordered. */
+  id: string;
+  tenantId: string;
+  type: AuditEventType;
+  at: Date;
+  /** Who acted: the user; `null` when nobody authenticated did (a failed login, a reset by link). */
+  actorId: string | null;
+  /** Whom or what it was done to: a user, or an invitation. */
+  subjectId: string | null;
+  sessionId: string | null;
+  ipAddress: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+}
+
+/**
+ * A login session as stored. It holds what is needed to rotate refresh tokens with replay detection:
+ * the SHA-256 hash of the current refresh token, the hash of the one it replaced and when, and the
+ * `jti` and times of the current token, so an identical child can be re-signed for racing requests.
+ * The raw refresh token is never stored.
+ *
+ * @example
+ * const session: Session | null = await stores.sessions.findById(tenantId, sessionId);
+ */
+export interface Session {
+  id: string;
+  tenantId: string;
+  userId: string;
+  deviceInfo: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+  createdAt: Date;
+  lastUsedAt: Date;
+  /** Sliding expiry: 7 days from the last rotation by default, never past `absoluteExpiresAt`. */
+  expiresAt: Date;
+  /** Hard limit from login (30 days by default). */
+  absoluteExpiresAt: Date;
+  revokedAt: Date | null;
+  /** SHA-256 (hex) of the current refresh token. */
+  refreshHash: string;
+  /** `jti` of the current refresh token. */
+  refreshJti: string;
+  /** `iat` of the current refresh token. */
+  refreshIssuedAt: Date;
+  /** `exp` of the current refresh token. */
+  refreshExpiresAt: Date;
+  /** SHA-256 (hex) of the refresh token that the current one replaced, if any. */
+  previousRefreshHash: string | null;
+  /** When the current refresh token replaced the previous one. */
+  rotatedAt: Date | null;
+}
+
+/**
+ * What a client is told about one of its sessions.
+ *
+ * @example
+ * const sessions: SessionInfo[] = await auth.listSessions(claims);
+ * const mine = sessions.find((s) => s.current);
+ */
+export interface SessionInfo {
+  id: string;
+  deviceInfo: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+  createdAt: Date;
+  lastUsedAt: Date;
+  expiresAt: Date;
+  /** Whether this is the session of the calling access token. */
+  current: boolean;
+}
+
+/**
+ * Where a request came from, as the HTTP adapter sees it. Recorded on sessions and in auth events.
+ *
+ * @example
+ * await auth.login(input, { ipAddress: ctx.ip, userAgent: ctx.get('user-agent'), requestId });
+ */
+export interface RequestContext {
+  ipAddress?: string | null;
+  userAgent?: string | null;
+  /** An id for the request, carried by the events it causes (for correlating logs). */
+  requestId?: string | null;
+}

@@ -1,0 +1,133 @@
+import type { Clock } from '../clock.js';
+import { auditRecordOf, type EventLog } from '../events/event-log.js';
+import type { RequestContext, Session, User } from '../records.js';
+import type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
+import type { AuthResult } from '../tenant-auth.js';
+import { invalidToken } from '../tokens/keys.js';
+import { hashRefreshToken, type TokenService } from '../tokens/token-service.js';
+import type { ActiveSessionCache } from './active-session-cache.js';
+import type { SessionTokens } from './session-tokens.js';
+
+/**
+ * @internal Refresh-token rotation with replay detection (ARCHITECTURE.md, "Refresh rotation"):
+ * the current token rotates by compare-and-set, one winner; the previous token within the grace period
+ * (or a lost race) gets the identical child, re-signed from what the session stored; any other token of
+ * the session is a replay and revokes it.
+ */
+export function createRotation(deps: {
+  stores: TenantAuthStores;
+  tokens: TokenService;
+  sessionTokens: SessionTokens;
+  cache: ActiveSessionCache;
+  clock: Clock;
+  events: EventLog;
+  reuseGraceSeconds: number;
+}) {
+  const { stores, tokens, sessionTokens, cache, clock, events } = deps;
+  const graceMs = deps.reuseGraceSeconds * 1000;
+
+  const parties = (s: Session) => ({
+    tenantId: s.tenantId,
+    actorId: s.userId,
+    subjectId: s.userId,
+    sessionId: s.id,
+  });
+
+  async function revokeForReplay(session: Session, context: RequestContext): Promise<never> {
+    await events.transaction(async (tx, record) => {
+      if (!(await tx.sessions.revoke(session.tenantId, session.id, clock.now()))) return;
+      await record({ type: 'replay_detected', ...events.base(parties(session), context) });
+    });
+    cache.forget(session.id);
+    throw invalidToken();
+  }
+
+  function invalid(context: RequestContext): never {
+    events.emit({ type: 'refresh_failed', ...events.unattributed(context) });
+    throw invalidToken();
+  }
+
+  /** Within grace: hand out the child the winner got, re-signed identically from the stored fields. */
+  async function reissueCurrent(session: Session, user: User, context: RequestContext): Promise<AuthResult> {
+    const child = await tokens.signRefreshToken(sessionTokens.refreshFieldsOf(session));
+    // The stored hash no longer matches when the refresh secret changed since: nothing to re-issue.
+    if (hashRefreshToken(child) !== session.refreshHash) invalid(context);
+    // Read again: a logout or reset that committed since the first read must not get a fresh token out.
+    const now = await stores.sessions.findById(session.tenantId, session.id);
+    if (!now || now.revokedAt !== null || now.refreshHash !== session.refreshHash) invalid(context);
+    await events.record({ type: 'refresh_reissued', ...events.base(parties(session), context) });
+    return sessionTokens.respond(session, user, child, false);
+  }
+
+  const withinGrace = (session: Session, now: Date) =>
+    graceMs > 0 && session.rotatedAt !== null && now.getTime() - session.rotatedAt.getTime() <= graceMs;
+
+  return async function refresh(refreshToken: string, context: RequestContext = {}): Promise<AuthResult> {
+    const claims = await tokens.verifyRefreshToken(refreshToken).catch(() => invalid(context));
+    const hash = hashRefreshToken(refreshToken);
+    const now = clock.now();
+    // Both lookups need only the verified claims: one round trip's wait instead of two.
+    const [found, user] = await Promise.all([
+      stores.sessions.findByRefreshHash(claims.tenantId, hash),
+      stores.users.findById(claims.tenantId, claims.userId),
+    ]);
+    let session = found;
+    if (!session) {
+      const named = await stores.sessions.findById(claims.tenantId, claims.sessionId);
+      // A token we signed for this session that is neither current nor previous: an older ancestor.
+      if (named && named.userId === claims.userId && named.revokedAt === null) {
+        await revokeForReplay(named, context);
+      }
+      invalid(context);
+    }
+    if (session.id !== claims.sessionId || session.userId !== claims.userId) invalid(context);
+    if (session.revokedAt !== null || session.expiresAt <= now) invalid(context);
+    if (!user) invalid(context);
+
+    if (session.refreshHash === hash) {
+      const expiresAt = sessionTokens.nextExpiry(now, session.absoluteExpiresAt);
+      const fields = {
+        ...sessionTokens.refreshFieldsOf(session),
+        jti: tokens.newJti(),
+        issuedAt: now,
+        expiresAt,
+      };
+      const child = await tokens.signRefreshToken(fields);
+      const refreshIssuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
+      const event = { type: 'refreshed', ...events.base(parties(session), context) } as const;
+      // The audit record goes in with the rotation, atomically, if and only if this caller wins.
+      const won = await stores.sessions.rotate(
+        session.tenantId,
+        session.id,
+        hash,
+        {
+          refreshHash: hashRefreshToken(child),
+          refreshJti: fields.jti,
+          refreshIssuedAt,
+          refreshExpiresAt: expiresAt,
+          expiresAt,
+          lastUsedAt: now,
+          rotatedAt: now,
+        },
+        auditRecordOf(event),
+      );
+      if (won) {
+        events.emit(event);
+        return sessionTokens.respond(
+          { ...session, expiresAt, refreshExpiresAt: expiresAt, refreshIssuedAt },
+          user,
+          child,
+          true,
+        );
+      }
+      // Lost the race: somebody rotated this very token a moment ago. Read what they stored.
+      session = await stores.sessions.findById(session.tenantId, session.id);
+      if (!session || session.revokedAt !== null) invalid(context);
+    }
+
+    if (session.previousRefreshHash === hash && withinGrace(session, now)) {
+      return reissueCurrent(session, user, context);
+    }
+    return revokeForReplay(session, context);
+  };
+}

@@ -1,0 +1,127 @@
+import type { Clock, RandomBytes } from '../clock.js';
+import {
+  cleanText,
+  DEVICE_INFO_MAX_LENGTH,
+  describeUserAgent,
+  IP_ADDRESS_MAX_LENGTH,
+  USER_AGENT_MAX_LENGTH,
+} from '../device-info.js';
+import { uuidv7 } from '../ids.js';
+import type { RequestContext, Session, User } from '../records.js';
+import type { AuthResult } from '../tenant-auth.js';
+import { hashRefreshToken, type RefreshTokenFields, type TokenService } from '../tokens/token-service.js';
+
+const wholeSeconds = (ms: number) => Math.floor(ms / 1000) * 1000;
+const secondsBetween = (later: Date, earlier: Date) =>
+  Math.max(0, Math.floor((later.getTime() - earlier.getTime()) / 1000));
+
+/** @internal What sessions and their token pairs are made of: expiry arithmetic and the token response. */
+export function createSessionTokens(deps: {
+  tokens: TokenService;
+  clock: Clock;
+  random: RandomBytes;
+  /** Hard session lifetime from login. */
+  absoluteTtlSeconds: number;
+}) {
+  const { tokens, clock, random, absoluteTtlSeconds } = deps;
+
+  /** The next sliding expiry: never past the absolute expiry; whole seconds, as in the token. */
+  function nextExpiry(now: Date, absoluteExpiresAt: Date): Date {
+    const sliding = wholeSeconds(now.getTime()) + tokens.refreshTokenTtlSeconds * 1000;
+    return new Date(Math.min(sliding, wholeSeconds(absoluteExpiresAt.getTime())));
+  }
+
+  const refreshFieldsOf = (s: Session): RefreshTokenFields => ({
+    userId: s.userId,
+    tenantId: s.tenantId,
+    sessionId: s.id,
+    jti: s.refreshJti,
+    issuedAt: s.refreshIssuedAt,
+    expiresAt: s.refreshExpiresAt,
+  });
+
+  return {
+    nextExpiry,
+    refreshFieldsOf,
+
+    /** A new session for a user who just proved who they are, and its refresh token. Nothing is stored. */
+    async newSession(
+      user: User,
+      context: RequestContext,
+      deviceInfo: string | undefined,
+    ): Promise<{ session: Session; refreshToken: string }> {
+      const now = clock.now();
+      const absoluteExpiresAt = new Date(wholeSeconds(now.getTime()) + absoluteTtlSeconds * 1000);
+      const expiresAt = nextExpiry(now, absoluteExpiresAt);
+      const userAgent = cleanText(context.userAgent, USER_AGENT_MAX_LENGTH);
+      const fields: RefreshTokenFields = {
+        userId: user.id,
+        tenantId: user.tenantId,
+        sessionId: uuidv7(clock, random),
+        jti: tokens.newJti(),
+        issuedAt: now,
+        expiresAt,
+      };
+      const refreshToken = await tokens.signRefreshToken(fields);
+      const session: Session = {
+        id: fields.sessionId,
+        tenantId: user.tenantId,
+        userId: user.id,
+        deviceInfo: cleanText(deviceInfo, DEVICE_INFO_MAX_LENGTH) ?? describeUserAgent(userAgent),
+        ipAddress: cleanText(context.ipAddress, IP_ADDRESS_MAX_LENGTH),
+        userAgent,
+        createdAt: now,
+        lastUsedAt: now,
+        expiresAt,
+        absoluteExpiresAt,
+        revokedAt: null,
+        refreshHash: hashRefreshToken(refreshToken),
+        refreshJti: fields.jti,
+        refreshIssuedAt: new Date(wholeSeconds(now.getTime())),
+        refreshExpiresAt: expiresAt,
+        previousRefreshHash: null,
+        rotatedAt: null,
+      };
+      return { session, refreshToken };
+    },
+
+    /**
+     * The token response for a session. A refresh token issued by this call (`fresh`) lives its whole
+     * lifetime, measured from its own `iat` (so a second boundary passing while we sign cannot turn
+     * 604800 into 604799); a re-issued one what is left of it.
+     */
+    async respond(
+      session: Session,
+      user: Pick<User, 'email' | 'role' | 'emailVerified'>,
+      refreshToken: string,
+      fresh: boolean,
+    ): Promise<AuthResult> {
+      const { token: accessToken } = await tokens.signAccessToken({
+        userId: session.userId,
+        tenantId: session.tenantId,
+        sessionId: session.id,
+        role: user.role,
+        emailVerified: user.emailVerified,
+      });
+      const from = fresh ? session.refreshIssuedAt : new Date(wholeSeconds(clock.now().getTime()));
+      return {
+        user: {
+          id: session.userId,
+          email: user.email,
+          tenantId: session.tenantId,
+          role: user.role,
+          emailVerified: user.emailVerified,
+        },
+        session: { id: session.id, expiresAt: session.expiresAt },
+        accessToken,
+        refreshToken,
+        tokenType: 'Bearer',
+        expiresIn: tokens.accessTokenTtlSeconds,
+        refreshExpiresIn: secondsBetween(session.refreshExpiresAt, from),
+      };
+    },
+  };
+}
+
+/** @internal */
+export type SessionTokens = ReturnType<typeof createSessionTokens>;

@@ -1,0 +1,76 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AuditEvent, OneTimeToken, OutboxMessage, Session, Tenant, User } from '../../records.js';
+
+/** @internal Everything the memory stores hold. */
+export interface MemoryState {
+  tenants: Map<string, Tenant>;
+  tenantIdBySlug: Map<string, string>;
+  users: Map<string, User>;
+  userIdByEmail: Map<string, string>;
+  sessions: Map<string, Session>;
+  /** Current and previous refresh hashes to session ids. */
+  sessionIdByRefreshHash: Map<string, string>;
+  oneTimeTokens: Map<string, OneTimeToken>;
+  oneTimeTokenIdByHash: Map<string, string>;
+  outbox: Map<string, OutboxMessage>;
+  auditEvents: Map<string, AuditEvent>;
+}
+
+const emptyState = (): MemoryState => ({
+  tenants: new Map(),
+  tenantIdBySlug: new Map(),
+  users: new Map(),
+  userIdByEmail: new Map(),
+  sessions: new Map(),
+  sessionIdByRefreshHash: new Map(),
+  oneTimeTokens: new Map(),
+  oneTimeTokenIdByHash: new Map(),
+  outbox: new Map(),
+  auditEvents: new Map(),
+});
+
+/**
+ * A snapshot to roll back to. Stored values are never changed in place (every write stores a new
+ * object), so copying the maps is enough, and costs no more than the number of entries.
+ */
+const snapshotOf = (state: MemoryState): MemoryState =>
+  Object.fromEntries(
+    Object.entries(state).map(([key, map]) => [key, new Map(map as Map<string, unknown>)]),
+  ) as unknown as MemoryState;
+
+/**
+ * @internal One in-memory "database": every operation runs alone (one async lock), and a transaction
+ * holds the lock for its whole length and restores a snapshot when it fails. Stored values are never
+ * changed in place: a write stores a new object. That gives the memory
+ * stores a real database's guarantees (atomicity, serialisable transactions) for tests.
+ */
+export class MemoryDatabase {
+  state: MemoryState = emptyState();
+  #tail: Promise<unknown> = Promise.resolve();
+  readonly #insideTransaction = new AsyncLocalStorage<true>();
+
+  /** Runs `fn` alone. Called from inside a transaction's own function, it is a programming error. */
+  exclusive<T>(fn: (state: MemoryState) => T | Promise<T>): Promise<T> {
+    if (this.#insideTransaction.getStore()) {
+      return Promise.reject(
+        new TypeError('a store was called outside its transaction while that transaction was open'),
+      );
+    }
+    const run = this.#tail.then(() => fn(this.state));
+    this.#tail = run.catch(() => {});
+    return run;
+  }
+
+  /** Runs `fn` as one transaction: alone, and all-or-nothing. */
+  transaction<T>(fn: (state: () => MemoryState) => Promise<T>): Promise<T> {
+    return this.exclusive(async () => {
+      const snapshot = snapshotOf(this.state);
+      try {
+        return await this.#insideTransaction.run(true, () => fn(() => this.state));
+      } catch (err) {
+        this.state = snapshot;
+        throw err;
+      }
+    });
+  }
+}

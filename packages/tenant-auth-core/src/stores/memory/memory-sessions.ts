@@ -1,0 +1,94 @@
+import type { Session } from '../../records.js';
+import type { SessionRotation, SessionStore } from '../tenant-auth-stores.js';
+import type { MemoryState } from './memory-database.js';
+import { checkBatchSize, copy, copyOrNull, type Run } from './memory-run.js';
+
+function sessionOf(s: MemoryState, tenantId: string, sessionId: string): Session | undefined {
+  const session = s.sessions.get(sessionId);
+  return session?.tenantId === tenantId ? session : undefined;
+}
+
+/** @internal */
+export function memorySessionStore(run: Run): SessionStore {
+  return {
+    create: (session) =>
+      run((s) => {
+        if (s.sessions.has(session.id)) throw new TypeError('duplicate session id');
+        if (!s.users.has(session.userId)) throw new TypeError('the user of the session does not exist');
+        s.sessions.set(session.id, copy(session));
+        s.sessionIdByRefreshHash.set(session.refreshHash, session.id);
+      }),
+    findById: (tenantId, sessionId) => run((s) => copyOrNull(sessionOf(s, tenantId, sessionId))),
+    findByRefreshHash: (tenantId, refreshHash) =>
+      run((s) => {
+        const id = s.sessionIdByRefreshHash.get(refreshHash);
+        const session = id === undefined ? undefined : sessionOf(s, tenantId, id);
+        const matches =
+          session && (session.refreshHash === refreshHash || session.previousRefreshHash === refreshHash);
+        return matches ? copy(session) : null;
+      }),
+    rotate: (tenantId, sessionId, expectedRefreshHash, next: SessionRotation, event) =>
+      run((s) => {
+        const session = sessionOf(s, tenantId, sessionId);
+        if (!session || session.revokedAt !== null || session.refreshHash !== expectedRefreshHash)
+          return false;
+        if (event) {
+          if (s.auditEvents.has(event.id)) throw new TypeError('duplicate audit event id');
+          s.auditEvents.set(event.id, copy(event));
+        }
+        if (session.previousRefreshHash !== null)
+          s.sessionIdByRefreshHash.delete(session.previousRefreshHash);
+        s.sessions.set(sessionId, { ...session, ...copy(next), previousRefreshHash: session.refreshHash });
+        s.sessionIdByRefreshHash.set(next.refreshHash, sessionId);
+        return true;
+      }),
+    revoke: (tenantId, sessionId, at, options = {}) =>
+      run((s) => {
+        const session = sessionOf(s, tenantId, sessionId);
+        if (!session || session.revokedAt !== null) return false;
+        if (options.userId !== undefined && session.userId !== options.userId) return false;
+        s.sessions.set(sessionId, { ...session, revokedAt: new Date(at) });
+        return true;
+      }),
+    revokeAllForUser: (tenantId, userId, at, options = {}) =>
+      run((s) => {
+        let count = 0;
+        for (const session of [...s.sessions.values()]) {
+          if (
+            session.tenantId === tenantId &&
+            session.userId === userId &&
+            session.revokedAt === null &&
+            session.id !== options.exceptSessionId
+          ) {
+            s.sessions.set(session.id, { ...session, revokedAt: new Date(at) });
+            count++;
+          }
+        }
+        return count;
+      }),
+    listActiveForUser: (tenantId, userId, now) =>
+      run((s) =>
+        [...s.sessions.values()]
+          .filter(
+            (x) =>
+              x.tenantId === tenantId && x.userId === userId && x.revokedAt === null && x.expiresAt > now,
+          )
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+          .map(copy),
+      ),
+    deleteExpired: ({ expiredBefore, revokedBefore, batchSize }) =>
+      run((s) => {
+        checkBatchSize(batchSize);
+        const doomed = [...s.sessions.values()]
+          .filter((x) => x.expiresAt < expiredBefore || (x.revokedAt !== null && x.revokedAt < revokedBefore))
+          .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || (a.id < b.id ? -1 : 1))
+          .slice(0, batchSize);
+        for (const x of doomed) {
+          s.sessions.delete(x.id);
+          s.sessionIdByRefreshHash.delete(x.refreshHash);
+          if (x.previousRefreshHash !== null) s.sessionIdByRefreshHash.delete(x.previousRefreshHash);
+        }
+        return doomed.length;
+      }),
+  };
+}

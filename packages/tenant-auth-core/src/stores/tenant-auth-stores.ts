@@ -1,0 +1,302 @@
+import type {
+  AuditEvent,
+  AuditEventType,
+  OneTimeToken,
+  OneTimeTokenKind,
+  OutboxMessage,
+  Role,
+  Session,
+  Tenant,
+  User,
+} from '../records.js';
+
+/**
+ * Tenants. Every id a method takes comes from verified token claims or from core, never raw from a
+ * request.
+ *
+ * @example
+ * const tenant = await stores.tenants.findById(claims.tenantId);
+ */
+export interface TenantStore {
+  /**
+   * Inserts a tenant. Throws `TenantAuthError` with code `slug_taken` when the slug exists,
+   * `unavailable` when the storage does not answer.
+   */
+  create(tenant: Tenant): Promise<void>;
+  findById(tenantId: string): Promise<Tenant | null>;
+  /**
+   * Locks the tenant until the transaction ends (PostgreSQL: `SELECT ... FOR UPDATE`), so that changes
+   * to its membership run one after another: two owners demoting each other at once cannot both leave
+   * the tenant an owner short. Only meaningful inside {@link TenantAuthStores.transaction}. Returns
+   * whether the tenant exists.
+   */
+  lock(tenantId: string): Promise<boolean>;
+  /**
+   * Deletes a tenant with everything that belongs to it: users, sessions, one-time tokens and audit
+   * events. Returns whether a tenant was deleted.
+   */
+  delete(tenantId: string): Promise<boolean>;
+}
+
+/**
+ * Users. Emails come normalised (core applies one rule, `normalizeEmail`: ASCII case only) and are
+ * stored and compared as given: a store must not fold them again. A user belongs to one tenant, and
+ * every lookup by id is scoped to that tenant.
+ *
+ * @example
+ * const user = await stores.users.findByEmail('ada@example.com');
+ */
+export interface UserStore {
+  /**
+   * Inserts a user. Throws `TenantAuthError` with code `email_taken` when the normalised email exists in
+   * any tenant.
+   */
+  create(user: User): Promise<void>;
+  /** Looks a user up by normalised email, across tenants (login knows no tenant yet). */
+  findByEmail(email: string): Promise<User | null>;
+  findById(tenantId: string, userId: string): Promise<User | null>;
+  /** Replaces the password hash of a user of that tenant. Returns whether a user was changed. */
+  setPasswordHash(tenantId: string, userId: string, passwordHash: string): Promise<boolean>;
+  /** The users of a tenant, oldest first (ties by id). */
+  listByTenant(tenantId: string): Promise<User[]>;
+  /** How many users of the tenant have that role. */
+  countByRole(tenantId: string, role: Role): Promise<number>;
+  /** Sets the role of a user of that tenant. Returns whether a user was changed. */
+  setRole(tenantId: string, userId: string, role: Role): Promise<boolean>;
+  /** Marks the email of a user of that tenant verified. Returns whether a user was changed. */
+  markEmailVerified(tenantId: string, userId: string): Promise<boolean>;
+  /**
+   * Replaces the email of a user of that tenant with a new, verified one. Throws `TenantAuthError` with
+   * code `email_taken` when another user has it. Returns whether a user was changed.
+   */
+  changeEmail(tenantId: string, userId: string, email: string): Promise<boolean>;
+  /**
+   * Deletes a user of that tenant with its sessions and the one-time tokens issued for it. Returns
+   * whether a user was deleted.
+   */
+  delete(tenantId: string, userId: string): Promise<boolean>;
+}
+
+/**
+ * The fields of a session that change when its refresh token rotates.
+ *
+ * @example
+ * const next: SessionRotation = { refreshHash, refreshJti, refreshIssuedAt, refreshExpiresAt, expiresAt, lastUsedAt: now, rotatedAt: now };
+ */
+export interface SessionRotation {
+  refreshHash: string;
+  refreshJti: string;
+  refreshIssuedAt: Date;
+  refreshExpiresAt: Date;
+  expiresAt: Date;
+  lastUsedAt: Date;
+  rotatedAt: Date;
+}
+
+/**
+ * Sessions. Every method is scoped to a tenant: a session of another tenant is never returned, changed
+ * or counted.
+ *
+ * @example
+ * const won = await stores.sessions.rotate(tenantId, sessionId, presentedHash, next);
+ */
+export interface SessionStore {
+  create(session: Session): Promise<void>;
+  findById(tenantId: string, sessionId: string): Promise<Session | null>;
+  /**
+   * Finds the session whose current **or previous** refresh hash equals `refreshHash`.
+   * Revoked and expired sessions are returned too; the caller decides.
+   */
+  findByRefreshHash(tenantId: string, refreshHash: string): Promise<Session | null>;
+  /**
+   * Compare-and-set: rotates only if the session is not revoked and its current refresh hash is still
+   * `expectedRefreshHash`; the old current hash becomes the previous one. Returns whether this caller
+   * won. Of any number of concurrent callers with the same expected hash, exactly one wins.
+   *
+   * `event`, when given, is appended to the audit log if and only if this rotation wins, atomically with
+   * it (PostgreSQL: in the same statement). Refresh is the busiest write of all: its audit record must
+   * not cost a transaction of its own.
+   */
+  rotate(
+    tenantId: string,
+    sessionId: string,
+    expectedRefreshHash: string,
+    next: SessionRotation,
+    event?: AuditEvent,
+  ): Promise<boolean>;
+  /**
+   * Revokes one session if it is active and (when `userId` is given) belongs to that user.
+   * Returns whether a session was revoked by this call.
+   */
+  revoke(tenantId: string, sessionId: string, at: Date, options?: { userId?: string }): Promise<boolean>;
+  /** Revokes every non-revoked session of a user, optionally but one. Returns how many it revoked. */
+  revokeAllForUser(
+    tenantId: string,
+    userId: string,
+    at: Date,
+    options?: { exceptSessionId?: string },
+  ): Promise<number>;
+  /** Sessions of a user that are neither revoked nor expired at `now`, newest first. */
+  listActiveForUser(tenantId: string, userId: string, now: Date): Promise<Session[]>;
+  /**
+   * Deletes at most `batchSize` sessions that expired before `expiredBefore` or were revoked before
+   * `revokedBefore`, oldest first, across all tenants. Returns how many it deleted; the caller repeats
+   * while a full batch comes back.
+   */
+  deleteExpired(options: { expiredBefore: Date; revokedBefore: Date; batchSize: number }): Promise<number>;
+}
+
+/**
+ * One-time tokens of every kind (invitation, password reset, email verification, email change), stored
+ * by the SHA-256 of the token. Every method is scoped: by the token's hash (which names one tenant's
+ * token) or by tenant.
+ *
+ * @example
+ * const token = await tx.oneTimeTokens.consume('password_reset', sha256(presented), now);
+ */
+export interface OneTimeTokenStore {
+  /**
+   * Stores a token and deletes the older tokens of its kind for the same subject: for an invitation,
+   * the same tenant and email; for the other kinds, the same tenant, user and kind.
+   */
+  issue(token: OneTimeToken): Promise<void>;
+  /** The token of that kind with that hash, if it has not expired at `now`. Does not consume it. */
+  find(kind: OneTimeTokenKind, tokenHash: string, now: Date): Promise<OneTimeToken | null>;
+  /**
+   * Consumes a token atomically: deletes it and returns it if it exists and has not expired at `now`.
+   * Of any number of concurrent callers with the same hash, at most one gets the token.
+   */
+  consume(kind: OneTimeTokenKind, tokenHash: string, now: Date): Promise<OneTimeToken | null>;
+  /** The unexpired tokens of a kind in a tenant, newest first (ties by id): pending invitations. */
+  listPending(tenantId: string, kind: OneTimeTokenKind, now: Date): Promise<OneTimeToken[]>;
+  /** Deletes one token of the tenant by id and kind. Returns whether it existed (expired or not). */
+  revoke(tenantId: string, kind: OneTimeTokenKind, id: string): Promise<boolean>;
+  /** Deletes the tokens of a kind issued for a user. Returns how many. */
+  revokeForUser(tenantId: string, userId: string, kind: OneTimeTokenKind): Promise<number>;
+  /**
+   * Deletes at most `batchSize` tokens that expired before `expiredBefore`, across tenants. Returns how
+   * many; the caller repeats while a full batch comes back.
+   */
+  deleteExpired(options: { expiredBefore: Date; batchSize: number }): Promise<number>;
+}
+
+/**
+ * Counts of the outbox, for metrics and alerts.
+ *
+ * @example
+ * const { pending, dead }: OutboxCounts = await stores.outbox.counts();
+ */
+export interface OutboxCounts {
+  /** Messages still to be delivered (due or not, claimed or not). */
+  pending: number;
+  /** Messages given up on and not yet cleaned up. */
+  dead: number;
+  /** When the oldest pending message was written; `null` when none is pending. */
+  oldestPendingAt: Date | null;
+}
+
+/**
+ * The mail outbox: messages written in the same transaction as the change they announce, delivered
+ * afterwards by whichever instance claims them. Not tenant-scoped: delivery serves every tenant.
+ *
+ * @example
+ * for (const message of await stores.outbox.claim({ now, limit: 20, leaseSeconds: 60 })) {
+ *   await send(message);
+ *   await stores.outbox.complete(message.id);
+ * }
+ */
+export interface OutboxStore {
+  /** Writes a message (attempts 0, not locked, not dead). */
+  enqueue(message: OutboxMessage): Promise<void>;
+  /**
+   * Claims at most `limit` messages that are due (`nextAttemptAt <= now`), not dead and not locked by
+   * another claim (`lockedUntil` null or past), oldest due first: sets `lockedUntil` to `now` plus the
+   * lease and counts one attempt, and returns them as updated. Two concurrent claims never return the
+   * same message (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+   */
+  claim(options: { now: Date; limit: number; leaseSeconds: number }): Promise<OutboxMessage[]>;
+  /** Deletes a delivered message. Returns whether it existed. */
+  complete(id: string): Promise<boolean>;
+  /**
+   * Releases a message whose delivery failed, to be tried again at `nextAttemptAt`. Returns whether a
+   * message that is not dead was changed.
+   */
+  retry(id: string, options: { nextAttemptAt: Date; error: string }): Promise<boolean>;
+  /**
+   * Gives a message up: marks it dead (never claimed again) and empties its payload. Returns whether a
+   * message that was not dead yet was changed.
+   */
+  bury(id: string, options: { at: Date; error: string }): Promise<boolean>;
+  counts(): Promise<OutboxCounts>;
+  /** Deletes at most `batchSize` dead messages buried before `deadBefore`. Returns how many. */
+  deleteDead(options: { deadBefore: Date; batchSize: number }): Promise<number>;
+}
+
+/**
+ * Which audit events of a tenant to list.
+ *
+ * @example
+ * const query: AuditEventQuery = { limit: 50, type: 'login_failed' };
+ */
+export interface AuditEventQuery {
+  /** At most this many events (a positive integer). */
+  limit: number;
+  /** Only events older than the one with this id (the id of the last event of the previous page). */
+  before?: string | undefined;
+  type?: AuditEventType | undefined;
+  /** Only events in which this user acted or was acted upon (`actorId` or `subjectId`). */
+  userId?: string | undefined;
+}
+
+/**
+ * The audit log: security events per tenant, newest first. Ids are UUIDv7 and the order is by id, so a
+ * page that starts after a given id is stable while new events arrive (no duplicates, no gaps).
+ *
+ * @example
+ * const page = await stores.auditEvents.list(tenantId, { limit: 50, before: lastId });
+ */
+export interface AuditEventStore {
+  append(event: AuditEvent): Promise<void>;
+  /** Events of the tenant matching the query, newest (largest id) first. */
+  list(tenantId: string, query: AuditEventQuery): Promise<AuditEvent[]>;
+  /**
+   * Deletes at most `batchSize` events older than `before`, across tenants. Returns how many; the
+   * caller repeats while a full batch comes back.
+   */
+  deleteOlderThan(options: { before: Date; batchSize: number }): Promise<number>;
+}
+
+/**
+ * The stores of one transaction: the same interfaces, bound to it.
+ *
+ * @example
+ * await stores.transaction(async (tx: TransactionStores) => {
+ *   await tx.tenants.create(tenant);
+ *   await tx.users.create(owner);
+ * });
+ */
+export interface TransactionStores {
+  readonly tenants: TenantStore;
+  readonly users: UserStore;
+  readonly sessions: SessionStore;
+  readonly oneTimeTokens: OneTimeTokenStore;
+  readonly outbox: OutboxStore;
+  readonly auditEvents: AuditEventStore;
+}
+
+/**
+ * Everything tenant-auth keeps, as one bundle: what `createTenantAuth({ stores })` takes and what a
+ * storage adapter provides (`createMemoryStores()`, tenant-auth-mikro-orm's `createMikroOrmStores(orm)`).
+ * Every implementation runs the conformance suite of `tenant-auth-core/testing`.
+ *
+ * @example
+ * const auth = createTenantAuth({ stores: createMemoryStores(), accessToken: { secret }, refreshSecret });
+ */
+export interface TenantAuthStores extends TransactionStores {
+  /**
+   * Runs `fn` in one transaction: every write made through the stores it is given commits together, or
+   * none does when `fn` throws (the error is rethrown). Inside `fn`, use only those stores. Transactions
+   * do not nest.
+   */
+  transaction<T>(fn: (stores: TransactionStores) => Promise<T>): Promise<T>;
+}

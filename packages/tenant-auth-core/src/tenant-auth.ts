@@ -1,0 +1,325 @@
+import type { ChangeEmailInput } from './accounts/email-address.js';
+import type { ChangePasswordInput, ResetPasswordInput } from './accounts/password-recovery.js';
+import type { AuditEventListInput, AuditEventPage } from './audit/audit-log.js';
+import type { MailDeliveryResult } from './mail/mail-outbox.js';
+import type { AcceptInvitationInput, CreateInvitationInput } from './members/invitations.js';
+import type { PasswordHasherStats } from './passwords/hasher.js';
+import type { ClientBudget, RateLimitResult } from './rate-limit/rate-limit-result.js';
+import type { Invitation, Member, PublicUser, RequestContext, Role, SessionInfo, Tenant } from './records.js';
+import type { OutboxCounts } from './stores/tenant-auth-stores.js';
+
+/**
+ * Verified claims of an access token.
+ *
+ * @example
+ * const { userId, tenantId, sessionId }: AccessClaims = await auth.verifyAccessToken(token);
+ */
+export interface AccessClaims {
+  userId: string;
+  tenantId: string;
+  sessionId: string;
+  /**
+   * The role when the token was signed (up to its lifetime old). Fine for showing or hiding things;
+   * operations that need a role check the current one in the stores (`auth.authorize`).
+   */
+  role: Role;
+  /** Whether the email was verified when the token was signed. */
+  emailVerified: boolean;
+  jti: string;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+/**
+ * The token response of login, registration and refresh (API.md, "Token response").
+ *
+ * @example
+ * const { accessToken, refreshToken, expiresIn }: AuthResult = await auth.login(input);
+ */
+export interface AuthResult {
+  user: PublicUser;
+  session: { id: string; expiresAt: Date };
+  accessToken: string;
+  refreshToken: string;
+  tokenType: 'Bearer';
+  /** Access token lifetime in seconds. */
+  expiresIn: number;
+  /** Refresh token lifetime in seconds. */
+  refreshExpiresIn: number;
+}
+
+/**
+ * What registration answers: the token response plus the new tenant.
+ *
+ * @example
+ * const { tenant, accessToken }: RegisterResult = await auth.register(input);
+ */
+export interface RegisterResult extends AuthResult {
+  tenant: Tenant;
+}
+
+/**
+ * Input of {@link TenantAuth.register}.
+ *
+ * @example
+ * const input: RegisterInput = { email: 'ada@example.com', password: 'Correct-Horse-42', tenantName: 'Analytical Engines' };
+ */
+export interface RegisterInput {
+  email: string;
+  password: string;
+  /** 1 to 100 characters once trimmed; the slug is derived from it. Default: the email's local part. */
+  tenantName?: string | undefined;
+  /** Free text naming the device (at most 200 characters). Default: a summary of the user agent. */
+  deviceInfo?: string | undefined;
+}
+
+/**
+ * Input of {@link TenantAuth.login}.
+ *
+ * @example
+ * const input: LoginInput = { email: 'ada@example.com', password: 'Correct-Horse-42' };
+ */
+export interface LoginInput {
+  email: string;
+  password: string;
+  /** Free text naming the device (at most 200 characters). Default: a summary of the user agent. */
+  deviceInfo?: string | undefined;
+}
+
+/**
+ * What the inputs of a `TenantAuth` accept, so an HTTP adapter can document the same limits it enforces
+ * (the OpenAPI document of tenant-auth-koa is built from them).
+ *
+ * @example
+ * const { passwordMinLength, passwordMaxLength }: InputLimits = auth.inputLimits;
+ */
+export interface InputLimits {
+  /** Longest email address, in UTF-8 bytes (RFC 5321). */
+  emailMaxLength: number;
+  /** Shortest new password, in code points (the password policy). */
+  passwordMinLength: number;
+  /** Longest new password, in code points (the password policy). */
+  passwordMaxLength: number;
+  /** Longest tenant name, in characters once trimmed. */
+  tenantNameMaxLength: number;
+  /** Longest `deviceInfo`, in characters. */
+  deviceInfoMaxLength: number;
+  /** Longest email or password a login takes before refusing the body as malformed. */
+  loginFieldMaxLength: number;
+}
+
+/**
+ * What one cleanup pass deleted.
+ *
+ * @example
+ * const { sessions }: CleanupResult = await auth.cleanup();
+ */
+export interface CleanupResult {
+  /** Expired sessions, and revoked ones past their retention. */
+  sessions: number;
+  /** Expired one-time tokens (invitations, links). */
+  oneTimeTokens: number;
+  /** Audit events past their retention. */
+  auditEvents: number;
+  /** Outbox messages dead for more than a week. */
+  outboxMessages: number;
+}
+
+/**
+ * Work started by {@link TenantAuth.startCleanup} or {@link TenantAuth.startMailDelivery}: `stop` ends it
+ * and resolves once the pass in flight has finished.
+ *
+ * @example
+ * const delivery: ScheduledWork = auth.startMailDelivery();
+ * process.once('SIGTERM', () => void delivery.stop());
+ */
+export interface ScheduledWork {
+  stop(): Promise<void>;
+}
+
+/**
+ * Load figures for gauges (metrics are read at scrape time).
+ *
+ * @example
+ * const { hashing } = auth.stats();
+ * hashingQueue.set(hashing.queued);
+ */
+export interface TenantAuthStats {
+  /** The bounded password-hashing pool: running and waiting operations. */
+  hashing: PasswordHasherStats;
+}
+
+/**
+ * The service composed by `createTenantAuth`. Every method fails with a `TenantAuthError` (switch on
+ * its `code`); every input is validated here, so it is safe to pass data from a request.
+ *
+ * @example
+ * const { accessToken } = await auth.login({ email, password }, { ipAddress, userAgent });
+ * const claims = await auth.verifyAccessToken(accessToken);
+ * const tenant = await auth.getMyTenant(claims);
+ */
+export interface TenantAuth {
+  /** What the inputs accept (lengths), for documents and forms. */
+  readonly inputLimits: InputLimits;
+  /**
+   * Creates a tenant and its first user, and logs the user in, in one transaction: all of it or nothing.
+   * Fails with `validation_failed` (field codes: `invalid_email`, `email_taken`, the password rules,
+   * `too_long` for the tenant name), `unavailable` (hashing queue full, or a store down). Per-client rate
+   * limits are the HTTP adapter's, through {@link TenantAuth.rateLimit}.
+   */
+  register(input: RegisterInput, context?: RequestContext): Promise<RegisterResult>;
+  /**
+   * Fails with `invalid_credentials` (the same, after the same work, for an unknown email and a wrong
+   * password), `validation_failed` for a malformed email, `rate_limited` when the account is throttled,
+   * `unavailable` when the hashing queue is full or a store does not answer.
+   */
+  login(input: LoginInput, context?: RequestContext): Promise<AuthResult>;
+  /** Rotates a refresh token (grace-period races get the identical child). Fails with `invalid_token`. */
+  refresh(refreshToken: string, context?: RequestContext): Promise<AuthResult>;
+  /** Revokes the session named by an access or refresh token. Fails with `invalid_token`. */
+  logout(token: string, context?: RequestContext): Promise<void>;
+  /**
+   * Verifies an access token (signature, algorithm, type, issuer, audience, expiry) and, when
+   * `checkSessionOnVerify` is on, that its session is still active. Fails with `invalid_token`.
+   */
+  verifyAccessToken(token: string): Promise<AccessClaims>;
+  /** The caller's active sessions, marking the caller's own. */
+  listSessions(claims: AccessClaims): Promise<SessionInfo[]>;
+  /** Revokes one of the caller's sessions; `not_found` for any other id. */
+  revokeSession(claims: AccessClaims, sessionId: string, context?: RequestContext): Promise<void>;
+  /** Revokes all of the caller's sessions, optionally keeping the current one. Returns the count. */
+  revokeAllSessions(
+    claims: AccessClaims,
+    options?: { exceptCurrent?: boolean },
+    context?: RequestContext,
+  ): Promise<number>;
+  /** The tenant with that id if it is the caller's own; `not_found` for any other id. */
+  getTenant(claims: AccessClaims, tenantId: string): Promise<Tenant>;
+  /** The caller's own tenant. */
+  getMyTenant(claims: AccessClaims): Promise<Tenant>;
+  /** Public keys of the access-token signer (`{ keys: [] }` for HMAC). */
+  jwks(): Promise<{ keys: Record<string, unknown>[] }>;
+  /**
+   * Counts one request of a client against a per-client budget (`strict` for the routes that take
+   * credentials, `general` for the others) and returns the budget's state for the `RateLimit-*` headers.
+   * Fails with `rate_limited` (its `rateLimit` describes the refusing budget) when over the budget, and
+   * with `unavailable` when the store is down and the budget fails closed (`strict` does). With rate
+   * limiting off (`rateLimit: false`) it always allows and returns `null`.
+   */
+  rateLimit(budget: ClientBudget, context: RequestContext): Promise<RateLimitResult | null>;
+  /**
+   * The caller's account as the stores know it now, if its role is at least `minimum` (owner > admin >
+   * member): the one role check, for an application's own routes (tenant-auth-koa's `requireRole`).
+   * Fails with `forbidden` below it, and `invalid_token` when the account no longer exists. A token's
+   * `role` claim may be up to its lifetime old; this is not.
+   */
+  authorize(claims: AccessClaims, minimum: Role): Promise<Member>;
+
+  /** The members of the caller's tenant, oldest first. Any member may list them. */
+  listMembers(claims: AccessClaims): Promise<Member[]>;
+  /**
+   * Changes a member's role (admin). Fails with `not_found` (not in the caller's tenant), `forbidden`
+   * (the caller is not an admin; an admin touching an owner or granting `owner`), `last_owner`, and
+   * `validation_failed` (`invalid_role`).
+   */
+  changeMemberRole(
+    claims: AccessClaims,
+    userId: string,
+    role: Role,
+    context?: RequestContext,
+  ): Promise<Member>;
+  /**
+   * Removes a member (admin): the account is deleted and every session of it with it, in one
+   * transaction. Same failures as {@link TenantAuth.changeMemberRole}.
+   */
+  removeMember(claims: AccessClaims, userId: string, context?: RequestContext): Promise<void>;
+  /**
+   * Invites an address into the caller's tenant (admin): a one-time token (7 days by default) and an
+   * email with its link, written in one transaction; a pending invitation of the same address is
+   * replaced. Fails with `validation_failed` (`invalid_email`, `email_taken`, `invalid_role`),
+   * `forbidden` (an admin inviting an owner), `rate_limited` (too many emails to that address),
+   * `unavailable` (no `mail` configured).
+   */
+  createInvitation(
+    claims: AccessClaims,
+    input: CreateInvitationInput,
+    context?: RequestContext,
+  ): Promise<Invitation>;
+  /** Pending invitations of the caller's tenant, newest first (admin). */
+  listInvitations(claims: AccessClaims): Promise<Invitation[]>;
+  /** Revokes a pending invitation (admin): its link stops working. `not_found` for any other id. */
+  revokeInvitation(claims: AccessClaims, invitationId: string, context?: RequestContext): Promise<void>;
+  /**
+   * Accepts an invitation: creates the user in the inviting tenant with the invited role and a verified
+   * email, and signs it in. The token is consumed in the same transaction, so a failure leaves it usable.
+   * Fails with `validation_failed` (`token`: `invalid_or_expired`; the password rules; `email_taken`).
+   */
+  acceptInvitation(input: AcceptInvitationInput, context?: RequestContext): Promise<AuthResult>;
+
+  /**
+   * Starts a password reset: resolves at once, the same way whether or not the address has an account;
+   * the token and email are made afterwards (see {@link TenantAuth.whenIdle}). Fails only for a
+   * malformed address (`validation_failed`) and with `unavailable` without `mail`.
+   */
+  forgotPassword(input: { email: string }, context?: RequestContext): Promise<void>;
+  /**
+   * Sets a new password from a reset link: every session of the user is revoked and the email marked
+   * verified. A failure leaves the old password and the link working. Fails with `validation_failed`
+   * (`token`: `invalid_or_expired`; the password rules).
+   */
+  resetPassword(input: ResetPasswordInput, context?: RequestContext): Promise<void>;
+  /**
+   * Changes the caller's password, keeping the current session and revoking every other. A wrong
+   * `currentPassword` counts towards the account's login throttle. Fails with `validation_failed`
+   * (`currentPassword`: `incorrect`; the rules, on `newPassword`), `rate_limited`.
+   */
+  changePassword(claims: AccessClaims, input: ChangePasswordInput, context?: RequestContext): Promise<void>;
+  /** Sends the caller a new verification link (nothing when already verified). */
+  requestEmailVerification(claims: AccessClaims, context?: RequestContext): Promise<void>;
+  /** Marks an email verified from its link. Fails with `validation_failed` (`token`: `invalid_or_expired`). */
+  verifyEmail(input: { token: string }, context?: RequestContext): Promise<void>;
+  /**
+   * Asks to change the caller's email: a confirmation link to the new address and a notice to the old
+   * one. Needs the current password. Fails with `validation_failed` (`newEmail`: `invalid_email`,
+   * `email_taken`; `password`: `incorrect`), `rate_limited`.
+   */
+  changeEmail(claims: AccessClaims, input: ChangeEmailInput, context?: RequestContext): Promise<void>;
+  /**
+   * Confirms an email change from its link: the new address replaces the old one, verified, and every
+   * session but the one that asked is revoked. Fails with `validation_failed` (`token`:
+   * `invalid_or_expired` or `email_taken`), leaving the old address in place.
+   */
+  confirmEmailChange(input: { token: string }, context?: RequestContext): Promise<void>;
+  /**
+   * Deletes the caller's account and its sessions; a tenant whose only member leaves is deleted with
+   * it. Needs the password. Fails with `validation_failed` (`password`: `incorrect`) and `last_owner`
+   * (other members remain and nobody else owns the tenant).
+   */
+  deleteAccount(claims: AccessClaims, input: { password: string }, context?: RequestContext): Promise<void>;
+
+  /** A page of the caller's tenant's audit log, newest first (admin). Fails with `validation_failed`. */
+  listAuditEvents(claims: AccessClaims, input?: AuditEventListInput): Promise<AuditEventPage>;
+
+  /** One delivery pass of the mail outbox (for a job of your own; {@link TenantAuth.startMailDelivery} runs it for you). */
+  deliverMail(): Promise<MailDeliveryResult>;
+  /**
+   * Delivers the outbox on an unref'd timer (default every 5 seconds) and at once after each commit
+   * that wrote an email. Several instances may run it on one database: each message goes to one of them.
+   * Throws `invalid_configuration` without `mail`.
+   */
+  startMailDelivery(options?: { intervalSeconds?: number }): ScheduledWork;
+  /** The outbox backlog, for metrics and alerts. */
+  outboxCounts(): Promise<OutboxCounts>;
+  /** Resolves once the work requests started without waiting for it (a "forgot password") is done. */
+  whenIdle(): Promise<void>;
+  /** Load figures for gauges. */
+  stats(): TenantAuthStats;
+
+  /**
+   * Deletes expired sessions and revoked ones past retention, expired one-time tokens, audit events past
+   * retention and long-dead outbox messages, in batches.
+   */
+  cleanup(): Promise<CleanupResult>;
+  /** Runs {@link TenantAuth.cleanup} on an unref'd timer (default every 10 minutes). */
+  startCleanup(options?: { intervalSeconds?: number }): ScheduledWork;
+}

@@ -1,0 +1,112 @@
+// Helpers for core's own tests (not exported).
+import { createTenantAuth } from './create-tenant-auth.js';
+import { isTenantAuthError, type TenantAuthError, type TenantAuthErrorCode } from './errors.js';
+import type { AuthEvent } from './events/auth-event.js';
+import type { Logger } from './logger.js';
+import type { MailMessage } from './mail/mailer.js';
+import type { TenantAuthOptions } from './options.js';
+import { createMemoryStores } from './stores/memory/memory-stores.js';
+import type { AccessClaims, TenantAuth } from './tenant-auth.js';
+import { ManualClock } from './testing/manual-clock.js';
+
+export const PASSWORD = 'Tr1cky-Harbour-Lantern';
+export const quiet: Logger = { error: () => {}, warn: () => {}, info: () => {} };
+
+/** A mailer that keeps what it is given, and can be told to fail. */
+export class Inbox {
+  readonly messages: MailMessage[] = [];
+  failing: Error | undefined;
+  async send(message: MailMessage): Promise<void> {
+    if (this.failing) throw this.failing;
+    this.messages.push(message);
+  }
+  /** Messages to an address. */
+  to(address: string): MailMessage[] {
+    return this.messages.filter((m) => m.to === address);
+  }
+  /** The token of the link in the last message to `address` whose link opens `path`. */
+  token(address: string, path: string): string {
+    for (const message of [...this.to(address)].reverse()) {
+      const match = message.text.match(/https?:\/\/\S+/);
+      if (!match) continue;
+      const url = new URL(match[0]);
+      if (url.pathname === path) return url.searchParams.get('token') ?? '';
+    }
+    throw new Error(`no link to ${path} was sent to ${address}`);
+  }
+}
+
+export function setup(overrides: Partial<TenantAuthOptions> = {}) {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const stores = createMemoryStores();
+  const events: AuthEvent[] = [];
+  const inbox = new Inbox();
+  const auth = createTenantAuth({
+    stores,
+    accessToken: { secret: 'unit-access-secret-0123456789abcdef' },
+    refreshSecret: 'unit-refresh-secret-0123456789abcdef',
+    passwordHashing: { cost: 4 },
+    rateLimit: false,
+    logger: quiet,
+    clock,
+    onEvent: (e) => events.push(e),
+    mail: { mailer: inbox, from: 'Acme <no-reply@acme.test>', appUrl: 'https://app.acme.test/' },
+    ...overrides,
+  });
+  /** Delivers what the outbox holds and waits for background work. */
+  const settle = async () => {
+    await auth.whenIdle();
+    await auth.deliverMail();
+  };
+  return { auth, clock, stores, events, inbox, settle };
+}
+
+/** Registers an owner and returns its token response with its verified claims. */
+export async function owner(auth: TenantAuth, email: string, tenantName?: string) {
+  const result = await auth.register({ email, password: PASSWORD, ...(tenantName ? { tenantName } : {}) });
+  return { ...result, claims: await auth.verifyAccessToken(result.accessToken) };
+}
+
+/** Invites `email` into the caller's tenant with `role`, accepts, and returns the new member's claims. */
+export async function join(
+  t: ReturnType<typeof setup>,
+  inviter: AccessClaims,
+  email: string,
+  role: 'owner' | 'admin' | 'member',
+) {
+  await t.auth.createInvitation(inviter, { email, role });
+  await t.settle();
+  // Members join one after the other: listings are by time.
+  t.clock.advance(1000);
+  const result = await t.auth.acceptInvitation({
+    token: t.inbox.token(email, '/accept-invitation'),
+    password: PASSWORD,
+  });
+  return { ...result, claims: await t.auth.verifyAccessToken(result.accessToken) };
+}
+
+export async function failure(promise: Promise<unknown>): Promise<TenantAuthError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (isTenantAuthError(err)) return err;
+    throw err;
+  }
+  throw new Error('expected a TenantAuthError');
+}
+
+export async function code(promise: Promise<unknown>): Promise<TenantAuthErrorCode | 'ok'> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (err) {
+    if (isTenantAuthError(err)) return err.code;
+    throw err;
+  }
+}
+
+/** `field:code` of each field error of a `validation_failed`. */
+export async function fieldCodes(promise: Promise<unknown>): Promise<string[]> {
+  const err = await failure(promise);
+  return (err.errors ?? []).map((e) => `${e.field}:${e.code}`);
+}
