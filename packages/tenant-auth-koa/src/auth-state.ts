@@ -1,15 +1,20 @@
 import type { AccessClaims } from 'tenant-auth-core';
 
-/** Where the access token of an authenticated request came from. */
+/**
+ * Where the access token of an authenticated request came from.
+ *
+ * @example
+ * if (ctx.state.auth.via === 'cookie') ctx.set('Vary', 'Cookie');
+ */
 export type TokenSource = 'header' | 'cookie';
 
 /**
  * What `requireAuth()` / `optionalAuth()` put on `ctx.state.auth`: the verified access-token claims
- * and where the token came from (`'cookie'` requests are the ones CSRF rules apply to).
+ * and where the token came from (`'cookie'` requests are the ones the CSRF rule applies to).
  *
  * @example
- * router.get('/me', requireAuth(auth), (ctx) => {
- *   const { userId, tenantId, via } = ctx.state.auth;
+ * router.get('/me', tenantAuth.requireAuth(), (ctx) => {
+ *   const { userId, tenantId, via }: AuthContext = ctx.state.auth;
  *   ctx.body = { userId, tenantId, via };
  * });
  */
@@ -18,28 +23,25 @@ export interface AuthContext extends AccessClaims {
 }
 
 /**
- * Koa state after `requireAuth()`.
+ * Koa state after `requireAuth()`: `ctx.state.auth` is always set.
  *
  * @example
- * const mw: Koa.Middleware<AuthState> = async (ctx) => { ctx.body = ctx.state.auth.userId; };
+ * const listProjects: Koa.Middleware<AuthState> = async (ctx) => {
+ *   ctx.body = await projects.list(ctx.state.auth.tenantId);
+ * };
  */
 export interface AuthState {
   auth: AuthContext;
 }
 
 /**
- * Koa state after `optionalAuth()`.
+ * Koa state after `optionalAuth()`: `ctx.state.auth` is set when a valid token came with the request.
  *
  * @example
- * const mw: Koa.Middleware<OptionalAuthState> = async (ctx) => { ctx.body = ctx.state.auth?.userId ?? null; };
+ * const listPosts: Koa.Middleware<OptionalAuthState> = async (ctx) => {
+ *   ctx.body = await posts.list({ viewer: ctx.state.auth?.userId });
+ * };
  */
 export interface OptionalAuthState {
   auth?: AuthContext | undefined;
-}
-
-declare module 'koa' {
-  interface DefaultState {
-    /** Set by tenant-auth-koa's `requireAuth()` / `optionalAuth()`. */
-    auth?: AuthContext | undefined;
-  }
 }

@@ -1,15 +1,15 @@
 import type { Context } from 'koa';
+import { configurationError } from 'tenant-auth-core/store-kit';
 
 /**
- * Cookie settings. Defaults follow API.md: `access_token` (`Path=/`, `SameSite=Lax`) and
- * `refresh_token` (`Path=<prefix>/auth`, `SameSite=Strict`), both `HttpOnly; Secure`.
+ * Cookie settings (the `cookies` option of `createTenantAuthKoa`). Defaults follow API.md:
+ * `access_token` (`Path=/`, `SameSite=Lax`) and `refresh_token` (`Path=<prefix>/auth`, `SameSite=Strict`),
+ * both `HttpOnly; Secure`; with `production: true` the names carry the `__Host-` / `__Secure-` prefixes.
+ *
+ * @example
+ * const cookies: CookieOptions = { accessName: 'myapp_at', refreshName: 'myapp_rt' };
  */
 export interface CookieOptions {
-  /**
-   * Use the browser-enforced prefixed names `__Host-access_token` and `__Secure-refresh_token`
-   * (what the reference server does in production). Default `false`.
-   */
-  secureNames?: boolean;
   /** Overrides the access cookie name. */
   accessName?: string;
   /** Overrides the refresh cookie name. */
@@ -25,7 +25,12 @@ export interface CookieOptions {
   read?: boolean;
 }
 
-/** Cookie settings with every default applied. */
+/**
+ * The cookie names and path in use, with every default applied (`tenantAuth.cookies`).
+ *
+ * @example
+ * const { accessName, refreshName, refreshPath }: ResolvedCookieOptions = tenantAuth.cookies;
+ */
 export interface ResolvedCookieOptions {
   accessName: string;
   refreshName: string;
@@ -34,23 +39,25 @@ export interface ResolvedCookieOptions {
   read: boolean;
 }
 
-/**
- * Applies the defaults of {@link CookieOptions}.
- *
- * @example
- * const names = resolveCookieOptions({ secureNames: true }, '/api/v1');
- * names.accessName; // '__Host-access_token'
- */
-export function resolveCookieOptions(options: CookieOptions = {}, prefix = '/api/v1'): ResolvedCookieOptions {
-  const secureNames = options.secureNames ?? false;
+/** @internal Applies the defaults of {@link CookieOptions}; throws `invalid_configuration`. */
+export function resolveCookieOptions(
+  options: CookieOptions,
+  prefix: string,
+  secureNames: boolean,
+): ResolvedCookieOptions {
   const accessName = options.accessName ?? (secureNames ? '__Host-access_token' : 'access_token');
   const refreshName = options.refreshName ?? (secureNames ? '__Secure-refresh_token' : 'refresh_token');
-  const refreshPath = options.refreshPath ?? `${prefix.replace(/\/+$/, '')}/auth`;
-  for (const name of [accessName, refreshName]) {
-    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) throw new TypeError(`invalid cookie name "${name}"`);
+  const refreshPath = options.refreshPath ?? `${prefix}/auth`;
+  for (const [option, name] of [
+    ['cookies.accessName', accessName],
+    ['cookies.refreshName', refreshName],
+  ] as const) {
+    if (typeof name !== 'string' || !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
+      throw configurationError('createTenantAuthKoa', option, 'must be a valid cookie name (RFC 6265 token)');
+    }
   }
-  if (!refreshPath.startsWith('/') || /[;\s,]/.test(refreshPath)) {
-    throw new TypeError(`invalid refresh cookie path "${refreshPath}"`);
+  if (typeof refreshPath !== 'string' || !refreshPath.startsWith('/') || /[;\s,]/.test(refreshPath)) {
+    throw configurationError('createTenantAuthKoa', 'cookies.refreshPath', 'must be a path starting with /');
   }
   return { accessName, refreshName, refreshPath, set: options.set ?? true, read: options.read ?? true };
 }
@@ -81,7 +88,7 @@ function appendSetCookie(ctx: Context, value: string): void {
 }
 
 /**
- * Sets the access and refresh cookies of a token response, with `Max-Age` from the token lifetimes.
+ * @internal Sets the access and refresh cookies of a token response, with `Max-Age` from the token lifetimes.
  *
  * @example
  * setTokenCookies(ctx, cookies, { accessToken, refreshToken, expiresIn: 900, refreshExpiresIn: 604800 });
@@ -114,7 +121,7 @@ export function setTokenCookies(
 }
 
 /**
- * Clears both cookies (same names and paths, `Max-Age=0` and an expiry in the past).
+ * @internal Clears both cookies (same names and paths, `Max-Age=0` and an expiry in the past).
  *
  * @example
  * clearTokenCookies(ctx, cookies);
@@ -129,7 +136,7 @@ export function clearTokenCookies(ctx: Context, cookies: ResolvedCookieOptions):
 }
 
 /**
- * Reads a cookie without signature checking (tokens are signed JWTs already, and `app.keys` must not
+ * @internal Reads a cookie without signature checking (tokens are signed JWTs already, and `app.keys` must not
  * turn this into a signed-cookie lookup). Empty values count as absent.
  *
  * @example

@@ -1,11 +1,14 @@
 import cors from '@koa/cors';
 import type { Context, Middleware } from 'koa';
-import { DEV_ORIGINS, normalizeOrigins } from './origins.js';
 
-/** Options of {@link corsMiddleware}. */
+/**
+ * CORS settings other than the origins (the `cors` option of `createTenantAuthKoa`; the origins are its
+ * `origins` option, shared with the CSRF rule).
+ *
+ * @example
+ * const cors: CorsOptions = { allowHeaders: ['Authorization', 'Content-Type', 'X-Client-Version'] };
+ */
 export interface CorsOptions {
-  /** Exact origins allowed (`scheme://host[:port]`). Default: the development origins of API.md. */
-  origins?: Iterable<string>;
   /** Default `GET, HEAD, POST, PUT, PATCH, DELETE`. */
   allowMethods?: string[];
   /** Default `Authorization, Content-Type`. */
@@ -19,15 +22,11 @@ export interface CorsOptions {
 }
 
 /**
- * CORS on `@koa/cors` with an origin function over an exact-match whitelist: an allowed origin is
+ * @internal CORS on `@koa/cors` with an origin function over an exact-match whitelist: an allowed origin is
  * echoed back (never `*`, never `null`, no substring or pattern matching); any other origin gets no
  * `Access-Control-Allow-Origin` at all, so the browser blocks the response.
- *
- * @example
- * app.use(corsMiddleware({ origins: ['https://app.example.com'] }));
  */
-export function corsMiddleware(options: CorsOptions = {}): Middleware {
-  const allowed = normalizeOrigins(options.origins ?? DEV_ORIGINS);
+export function corsMiddleware(options: CorsOptions, allowed: ReadonlySet<string>): Middleware {
   return cors({
     origin: (ctx: Context) => {
       const origin = ctx.get('origin');

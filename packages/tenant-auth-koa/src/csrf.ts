@@ -5,7 +5,7 @@ import { requestOrigin } from './origins.js';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Whether a method can change state (anything but GET, HEAD and OPTIONS; unknown methods count as unsafe).
+ * @internal Whether a method can change state (anything but GET, HEAD and OPTIONS; unknown methods count as unsafe).
  *
  * @example isUnsafeMethod('POST'); // true
  */
@@ -14,7 +14,7 @@ export function isUnsafeMethod(method: string): boolean {
 }
 
 /**
- * The CSRF rule for a request about to be authenticated by a cookie: when the method is unsafe, its
+ * @internal The CSRF rule for a request about to be authenticated by a cookie: when the method is unsafe, its
  * `Origin` (or, absent, the origin of its `Referer`) must be one of `allowedOrigins`. A request with
  * neither header is refused too (fail closed); clients without a browser send `Authorization: Bearer`
  * instead of cookies. Throws `csrf_rejected`.

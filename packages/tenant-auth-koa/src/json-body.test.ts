@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasForbiddenKey, jsonBody } from './json-body.js';
+import { hasForbiddenKey, hasIllFormedText } from './json-body.js';
 
 describe('hasForbiddenKey', () => {
   it('finds __proto__, constructor and prototype as own keys at any depth', () => {
@@ -25,9 +25,11 @@ describe('hasForbiddenKey', () => {
   });
 });
 
-describe('jsonBody', () => {
-  it('refuses a limit that is not a positive integer', () => {
-    expect(() => jsonBody({ limitBytes: 0 })).toThrow(TypeError);
-    expect(() => jsonBody({ limitBytes: 1.5 })).toThrow(TypeError);
+describe('hasIllFormedText', () => {
+  it('finds a lone surrogate in a value or a key at any depth, and passes well-formed text', () => {
+    expect(hasIllFormedText(JSON.parse('{"a":"\\udc00"}'))).toBe(true);
+    expect(hasIllFormedText(JSON.parse('{"a":[{"b":"é\\ud800x"}]}'))).toBe(true);
+    expect(hasIllFormedText(JSON.parse('{"\\udc00":1}'))).toBe(true);
+    expect(hasIllFormedText(JSON.parse('{"a":"😀 café","b":[1,null,true]}'))).toBe(false);
   });
 });

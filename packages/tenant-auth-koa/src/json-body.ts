@@ -3,19 +3,13 @@ import bodyParser from 'koa-bodyparser';
 import { TenantAuthError } from 'tenant-auth-core';
 import { isUnsafeMethod } from './csrf.js';
 
-/** Default JSON body limit: 16 KiB. */
+/** @internal Default JSON body limit: 16 KiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
-
-/** Options of {@link jsonBody}. */
-export interface JsonBodyOptions {
-  /** Largest accepted body in bytes. Default 16 KiB; larger bodies get `413 payload_too_large`. */
-  limitBytes?: number;
-}
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
- * Whether a parsed JSON value holds a `__proto__`, `constructor` or `prototype` key at any depth.
+ * @internal Whether a parsed JSON value holds a `__proto__`, `constructor` or `prototype` key at any depth.
  * (`JSON.parse` creates `__proto__` as an own property, so own keys are what is checked.) Iterative,
  * so deeply nested input cannot exhaust the stack.
  *
@@ -57,8 +51,66 @@ function hasBody(ctx: Context): boolean {
   return ctx.get('transfer-encoding') !== '' || (length !== '' && length !== '0');
 }
 
+/** A zlib or brotli failure: a body whose Content-Encoding says gzip, deflate or br, and is not. */
+function isDecodingError(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return (
+    (typeof e?.code === 'string' && (e.code.startsWith('Z_') || e.code.startsWith('ERR_BROTLI'))) ||
+    (typeof e?.message === 'string' &&
+      /incorrect header check|Decompression failed|unexpected end of file/.test(e.message))
+  );
+}
+
+/** A string that is not well-formed Unicode (a lone surrogate): it has no UTF-8 form. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * @internal Whether a parsed JSON value holds a string (key or value) that is not well-formed Unicode.
+ * Iterative, like {@link hasForbiddenKey}.
+ */
+export function hasIllFormedText(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current === 'string') {
+      if (LONE_SURROGATE.test(current)) return true;
+      continue;
+    }
+    if (typeof current !== 'object' || current === null) continue;
+    if (Array.isArray(current)) {
+      for (const item of current) stack.push(item);
+      continue;
+    }
+    for (const key of Object.keys(current)) {
+      if (LONE_SURROGATE.test(key)) return true;
+      stack.push((current as Record<string, unknown>)[key]);
+    }
+  }
+  return false;
+}
+
+/** The checks every parsed body passes, whoever parsed it. */
+function checkParsed(body: unknown): void {
+  if (hasForbiddenKey(body)) {
+    throw new TenantAuthError('invalid_json', 'The request body holds a forbidden key.');
+  }
+  // No database, driver or hash may see text that has no UTF-8 form (PGlite miscounts its bytes).
+  if (hasIllFormedText(body)) {
+    throw new TenantAuthError('invalid_json', 'The request body holds text that is not valid Unicode.');
+  }
+}
+
 function mapParseError(err: unknown): unknown {
   const e = err as { status?: unknown; type?: unknown };
+  if (isDecodingError(err)) {
+    return new TenantAuthError(
+      'invalid_json',
+      'The request body does not decode as its Content-Encoding says.',
+      {
+        cause: err,
+      },
+    );
+  }
   if (e?.status === 413 || e?.type === 'entity.too.large') {
     return new TenantAuthError('payload_too_large', 'The request body is too large.', { cause: err });
   }
@@ -74,23 +126,18 @@ function mapParseError(err: unknown): unknown {
 }
 
 /**
- * Body parsing for a JSON API, on `koa-bodyparser`:
+ * @internal Body parsing for a JSON API, on `koa-bodyparser`:
  * - an unsafe request (POST, PUT, PATCH, DELETE, ...) that has a body or a Content-Type must be
  *   `application/json` (UTF-8): forms, `text/plain` and multipart get `415 unsupported_media_type`, so a
  *   cross-site form can never reach a handler;
  * - bodies above the limit (16 KiB) get `413 payload_too_large`;
- * - invalid JSON, a top-level value that is not an object or array, and `__proto__` / `constructor` /
- *   `prototype` keys at any depth get `400 invalid_json`.
+ * - invalid JSON, a top-level value that is not an object or array, `__proto__` / `constructor` /
+ *   `prototype` keys at any depth, text that is not well-formed Unicode (a lone surrogate), and a body
+ *   that does not decode as its `Content-Encoding` says get `400 invalid_json`.
  *
  * The parsed body is on `ctx.request.body` (`{}` when there was none). Installing it twice is harmless.
- *
- * @example
- * app.use(errorHandler());
- * app.use(jsonBody({ limitBytes: 16 * 1024 }));
  */
-export function jsonBody(options: JsonBodyOptions = {}): Middleware {
-  const limit = options.limitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
-  if (!Number.isInteger(limit) || limit <= 0) throw new TypeError('limitBytes must be a positive integer');
+export function jsonBody(limit: number): Middleware {
   const parser = bodyParser({ enableTypes: ['json'], jsonLimit: `${limit}b`, strict: true });
   return async (ctx: Context, next: Next) => {
     const contentType = ctx.get('content-type');
@@ -102,9 +149,11 @@ export function jsonBody(options: JsonBodyOptions = {}): Middleware {
       throw new TenantAuthError('unsupported_media_type', 'The request body must be application/json.');
     }
     if (ctx.request.body !== undefined) {
-      if (hasForbiddenKey(ctx.request.body)) {
-        throw new TenantAuthError('invalid_json', 'The request body holds a forbidden key.');
+      // Parsed by the application's own parser, perhaps with a larger limit: ours still holds.
+      if (Number(ctx.get('content-length')) > limit) {
+        throw new TenantAuthError('payload_too_large', 'The request body is too large.');
       }
+      checkParsed(ctx.request.body);
       return next();
     }
     if (!isJson || !hasBody(ctx)) {
@@ -120,9 +169,22 @@ export function jsonBody(options: JsonBodyOptions = {}): Middleware {
       throw mapParseError(err);
     }
     if (!parsedOk) throw new TenantAuthError('invalid_json', 'The request body is not valid JSON.');
-    if (hasForbiddenKey(ctx.request.body)) {
-      throw new TenantAuthError('invalid_json', 'The request body holds a forbidden key.');
-    }
+    checkParsed(ctx.request.body);
     return next();
   };
+}
+
+/**
+ * The JSON body tenant-auth parsed for a request under its prefix (`{}` when the request had none), as
+ * `unknown`: check its shape before use. Koa's own types do not declare `ctx.request.body`, and the body
+ * parsers' type packages declare it differently, so this is the typed way to read it.
+ *
+ * @example
+ * router.post('/api/v1/projects', tenantAuth.requireAuth(), async (ctx) => {
+ *   const { name } = requestBody(ctx) as { name?: unknown };
+ *   if (typeof name !== 'string') return respondWithProblem(ctx, new TenantAuthError('validation_failed', 'A name is required.'));
+ * });
+ */
+export function requestBody(ctx: Context): unknown {
+  return (ctx.request as { body?: unknown }).body;
 }

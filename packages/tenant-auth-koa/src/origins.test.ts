@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeOrigins, requestOrigin } from './origins.js';
+import { originProblem, originSet, requestOrigin } from './origins.js';
 
-describe('normalizeOrigins', () => {
-  it('keeps exact origins, lower-casing the host and dropping a trailing slash', () => {
-    expect([...normalizeOrigins(['https://App.Example.com/', 'http://localhost:5173'])]).toEqual([
-      'https://app.example.com',
-      'http://localhost:5173',
-    ]);
+describe('originProblem', () => {
+  it('accepts exact origins', () => {
+    expect(originProblem('https://app.example.com')).toBeNull();
+    expect(originProblem('http://localhost:5173')).toBeNull();
   });
 
   it.each([
@@ -16,11 +14,26 @@ describe('normalizeOrigins', () => {
     '',
     'https://*.example.com',
     'https://app.example.com/path',
+    'https://app.example.com/',
+    'https://App.Example.com',
     'ftp://files.example.com',
     'app.example.com',
     'https://app.example.com:443',
-  ])('refuses %j', (origin) => {
-    expect(() => normalizeOrigins([origin])).toThrow(TypeError);
+  ])('refuses %j with a message', (origin) => {
+    expect(originProblem(origin)).toEqual(expect.any(String));
+  });
+
+  it('suggests the origin a near miss meant', () => {
+    expect(originProblem('https://app.example.com/')).toMatch(/did you mean https:\/\/app\.example\.com\?/);
+  });
+});
+
+describe('originSet', () => {
+  it('throws invalid_configuration naming the option', () => {
+    expect(() => originSet(['https://ok.example', '*'], 'origins')).toThrow(
+      expect.objectContaining({ code: 'invalid_configuration', option: 'origins' }),
+    );
+    expect([...originSet(['https://ok.example'], 'origins')]).toEqual(['https://ok.example']);
   });
 });
 

@@ -1,15 +1,13 @@
 import type { Context } from 'koa';
-
-/** Largest token accepted from a header, cookie or body; longer values are refused unparsed. */
-export const MAX_TOKEN_LENGTH = 8192;
+import { TenantAuthError } from 'tenant-auth-core';
+import { readCookie } from './cookies.js';
+import { requestBody } from './json-body.js';
+import { MAX_TOKEN_LENGTH } from './problem-codes.js';
+import { markTokenPresented } from './request-marks.js';
 
 /**
- * The token of an `Authorization: Bearer <token>` header. `undefined` when there is no Authorization
- * header; `null` when there is one but it is not a well-formed Bearer credential (that is a presented,
- * invalid token: the request is refused rather than falling back to a cookie).
- *
- * @example
- * const token = readBearerToken(ctx); // 'eyJ...' | null | undefined
+ * @internal The token of an `Authorization: Bearer <token>` header. `undefined` when there is no Authorization
+ * header; `null` when there is one but it is not a well-formed Bearer credential.
  */
 export function readBearerToken(ctx: Context): string | null | undefined {
   const header = ctx.get('authorization');
@@ -18,4 +16,62 @@ export function readBearerToken(ctx: Context): string | null | undefined {
   const token = match?.[1];
   if (!token || token.length > MAX_TOKEN_LENGTH) return null;
   return token;
+}
+
+/** @internal Where a request's token was found. */
+export interface FoundToken {
+  token: string;
+  /** `cookie` tokens are the ones the CSRF rule applies to. */
+  via: 'header' | 'body' | 'cookie';
+}
+
+/**
+ * @internal The one rule of where a token is read from, in order: the `Authorization: Bearer` header,
+ * then (when `bodyField` is given) that field of the JSON body, then the named cookies in order.
+ * A malformed Authorization header or an over-long token is a presented, invalid token: `invalid_token`
+ * is thrown rather than falling back to a cookie. A found token marks the request (its 401 then says
+ * `error="invalid_token"`).
+ */
+export function findToken(
+  ctx: Context,
+  places: { bodyField?: string; cookies: readonly string[] },
+): FoundToken | undefined {
+  const found = locate(ctx, places);
+  if (found === undefined) return undefined;
+  markTokenPresented(ctx);
+  if (found.token.length > MAX_TOKEN_LENGTH)
+    throw new TenantAuthError('invalid_token', 'The token is invalid.');
+  return found;
+}
+
+function locate(
+  ctx: Context,
+  places: { bodyField?: string; cookies: readonly string[] },
+): FoundToken | undefined {
+  const bearer = readBearerToken(ctx);
+  if (bearer === null) {
+    markTokenPresented(ctx);
+    throw new TenantAuthError('invalid_token', 'The Authorization header is not a valid Bearer credential.');
+  }
+  if (bearer !== undefined) return { token: bearer, via: 'header' };
+  if (places.bodyField !== undefined) {
+    const body = requestBody(ctx);
+    const field =
+      typeof body === 'object' && body !== null
+        ? (body as Record<string, unknown>)[places.bodyField]
+        : undefined;
+    if (field !== undefined && field !== null && typeof field !== 'string') {
+      throw new TenantAuthError('validation_failed', 'The request is invalid.', {
+        errors: [
+          { field: places.bodyField, code: 'invalid_type', message: `${places.bodyField} must be a string.` },
+        ],
+      });
+    }
+    if (typeof field === 'string' && field !== '') return { token: field, via: 'body' };
+  }
+  for (const name of places.cookies) {
+    const cookie = readCookie(ctx, name);
+    if (cookie !== undefined) return { token: cookie, via: 'cookie' };
+  }
+  return undefined;
 }

@@ -1,29 +1,36 @@
-import type { AuthResult, RegisterResult, SessionInfo, Tenant } from 'tenant-auth-core';
-import type { z } from 'zod';
 import type {
-  registerResponseSchema,
-  sessionSchema,
-  tenantSchema,
-  tokenResponseSchema,
-} from './response-schemas.js';
-
-/** JSON of a token response (dates as ISO strings); only the fields of API.md, nothing else. */
-export type TokenResponseJson = z.infer<typeof tokenResponseSchema>;
-/** JSON of a registration response. */
-export type RegisterResponseJson = z.infer<typeof registerResponseSchema>;
-/** JSON of a tenant. */
-export type TenantJson = z.infer<typeof tenantSchema>;
-/** JSON of a session entry. */
-export type SessionJson = z.infer<typeof sessionSchema>;
+  AuditEvent,
+  AuthResult,
+  Invitation,
+  Member,
+  RegisterResult,
+  SessionInfo,
+  Tenant,
+} from 'tenant-auth-core';
+import type {
+  AuditEventJson,
+  InvitationJson,
+  MemberJson,
+  RegisterResponseJson,
+  SessionJson,
+  TenantJson,
+  TokenResponseJson,
+} from './http-contract.js';
 
 /**
- * The token response body of login and refresh.
+ * @internal The token response body of login and refresh.
  *
  * @example ctx.body = toTokenResponse(await auth.login(body, requestContext(ctx)));
  */
 export function toTokenResponse(result: AuthResult): TokenResponseJson {
   return {
-    user: { id: result.user.id, email: result.user.email, tenantId: result.user.tenantId },
+    user: {
+      id: result.user.id,
+      email: result.user.email,
+      tenantId: result.user.tenantId,
+      role: result.user.role,
+      emailVerified: result.user.emailVerified,
+    },
     session: { id: result.session.id, expiresAt: result.session.expiresAt.toISOString() },
     accessToken: result.accessToken,
     refreshToken: result.refreshToken,
@@ -34,7 +41,7 @@ export function toTokenResponse(result: AuthResult): TokenResponseJson {
 }
 
 /**
- * A tenant body.
+ * @internal A tenant body.
  *
  * @example ctx.body = toTenantJson(await auth.getMyTenant(ctx.state.auth));
  */
@@ -43,7 +50,7 @@ export function toTenantJson(tenant: Tenant): TenantJson {
 }
 
 /**
- * The registration body: the token response plus the tenant.
+ * @internal The registration body: the token response plus the tenant.
  *
  * @example ctx.body = toRegisterResponse(await auth.register(body, requestContext(ctx)));
  */
@@ -52,7 +59,7 @@ export function toRegisterResponse(result: RegisterResult): RegisterResponseJson
 }
 
 /**
- * One session entry.
+ * @internal One session entry.
  *
  * @example ctx.body = { sessions: (await auth.listSessions(ctx.state.auth)).map(toSessionJson) };
  */
@@ -66,5 +73,43 @@ export function toSessionJson(session: SessionInfo): SessionJson {
     lastUsedAt: session.lastUsedAt.toISOString(),
     expiresAt: session.expiresAt.toISOString(),
     current: session.current,
+  };
+}
+
+/** @internal */
+export function toMemberJson(member: Member): MemberJson {
+  return {
+    id: member.id,
+    email: member.email,
+    role: member.role,
+    emailVerified: member.emailVerified,
+    createdAt: member.createdAt.toISOString(),
+  };
+}
+
+/** @internal */
+export function toInvitationJson(invitation: Invitation): InvitationJson {
+  return {
+    id: invitation.id,
+    email: invitation.email,
+    role: invitation.role,
+    createdAt: invitation.createdAt.toISOString(),
+    expiresAt: invitation.expiresAt.toISOString(),
+    invitedBy: invitation.invitedBy,
+  };
+}
+
+/** @internal */
+export function toAuditEventJson(event: AuditEvent): AuditEventJson {
+  return {
+    id: event.id,
+    type: event.type,
+    at: event.at.toISOString(),
+    actorId: event.actorId,
+    subjectId: event.subjectId,
+    sessionId: event.sessionId,
+    ipAddress: event.ipAddress,
+    userAgent: event.userAgent,
+    requestId: event.requestId,
   };
 }

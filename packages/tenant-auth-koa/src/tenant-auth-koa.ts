@@ -1,18 +1,133 @@
 import type Router from '@koa/router';
-import type Koa from 'koa';
-import type { Middleware } from 'koa';
-import type { TenantAuth } from 'tenant-auth-core';
-import { type AuthMiddlewareOptions, optionalAuth, requireAuth } from './auth-middleware.js';
-import { type AuthRouterOptions, createAuthRouter, type HealthCheckOptions } from './auth-router.js';
+import type { Context, Middleware, Next } from 'koa';
+import {
+  consoleLogger,
+  type Logger,
+  type RateLimitResult,
+  type Role,
+  type TenantAuth,
+} from 'tenant-auth-core';
+import { configurationError } from 'tenant-auth-core/store-kit';
 import type { AuthState, OptionalAuthState } from './auth-state.js';
 import { type CookieOptions, type ResolvedCookieOptions, resolveCookieOptions } from './cookies.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';
-import { errorHandler } from './error-handler.js';
-import { jsonBody } from './json-body.js';
-import type { TenantAuthLogger } from './logger.js';
-import type { OpenApiInfo } from './openapi.js';
-import { DEV_ORIGINS, normalizeOrigins } from './origins.js';
-import { type RateLimitMiddlewareOptions, rateLimit } from './rate-limit.js';
+import {
+  type GuardSettings,
+  optionalAuthMiddleware,
+  type RequireAuthOptions,
+  requireAuthMiddleware,
+} from './guards.js';
+import { type HealthCheckOptions, healthCheck } from './health.js';
+import { DEFAULT_BODY_LIMIT_BYTES, jsonBody } from './json-body.js';
+import { buildOpenApiDocument, type OpenApiInfo } from './openapi.js';
+import { DEVELOPMENT_ORIGINS, originSet } from './origins.js';
+import { isUnderPrefix, normalizePrefix } from './prefix.js';
+import { logProblem, problemOf, problemOfStatus, writeProblem } from './problem.js';
+import { requestContext, requestIdOf } from './request-context.js';
+import { measureResponse, type ResponseInfo } from './response-hook.js';
+import { budgetOf, createRoutes } from './routes.js';
+
+/**
+ * Options of {@link createTenantAuthKoa}. Only `auth` is required; every default follows the HTTP
+ * contract (API.md). A bad option throws `TenantAuthError` with code `invalid_configuration` naming it,
+ * when `createTenantAuthKoa` is called.
+ *
+ * @example
+ * const options: TenantAuthKoaOptions = {
+ *   auth,
+ *   production: process.env.NODE_ENV === 'production',
+ *   origins: ['https://app.example.com'],
+ * };
+ */
+export interface TenantAuthKoaOptions {
+  /** The service from `createTenantAuth` (its `rateLimit` option decides the budgets applied here). */
+  auth: TenantAuth;
+  /** Where the routes live; everything this package installs applies under it only. Default `/api/v1`. */
+  prefix?: string;
+  /**
+   * Production mode: the browser-enforced cookie names `__Host-access_token` and
+   * `__Secure-refresh_token`, and `origins` required. Default `false`.
+   */
+  production?: boolean;
+  /**
+   * The exact web origins (`https://app.example.com`) allowed by CORS and by the CSRF rule for
+   * cookie-authenticated requests. Default (development only): {@link DEVELOPMENT_ORIGINS}.
+   */
+  origins?: Iterable<string>;
+  /** Cookie names and path; see {@link CookieOptions}. */
+  cookies?: CookieOptions;
+  /** CORS settings other than the origins, or `false` to leave CORS to the application. */
+  cors?: CorsOptions | false;
+  /** Largest JSON body accepted, in bytes. Default 16384 (16 KiB). */
+  bodyLimitBytes?: number;
+  /** Where unexpected errors are logged (pino fits). Default: JSON lines on stderr. */
+  logger?: Logger;
+  /** Adds `GET <prefix>/health`, answering whether `ping` resolves. */
+  health?: HealthCheckOptions;
+  /** `info` of the OpenAPI document served at `<prefix>/openapi.json`. */
+  openapi?: OpenApiInfo;
+  /**
+   * Sets `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and `Referrer-Policy: no-referrer`
+   * on every response under the prefix (an API answers JSON only). Default `true`.
+   */
+  securityHeaders?: boolean;
+  /**
+   * Called once for each request answered under the prefix, with its route template (never the raw
+   * path), method, status and duration: for request metrics (see {@link ResponseInfo}). Requests
+   * outside the prefix are the application's to measure. A hook that throws is ignored.
+   */
+  onResponse?: (info: ResponseInfo) => void;
+}
+
+/**
+ * tenant-auth on a Koa application, configured once: the one way to add it (see
+ * {@link createTenantAuthKoa}).
+ *
+ * @example
+ * const tenantAuth: TenantAuthKoa = createTenantAuthKoa({ auth });
+ * app.use(tenantAuth.middleware());
+ */
+export interface TenantAuthKoa {
+  /** The prefix everything is installed under. */
+  readonly prefix: string;
+  /** The cookie names and refresh-cookie path in use. */
+  readonly cookies: ResolvedCookieOptions;
+  /** The allowed web origins (CORS and CSRF). */
+  readonly origins: ReadonlySet<string>;
+  /** The OpenAPI 3.1 document of the routes, as served at `<prefix>/openapi.json`. */
+  readonly openapiDocument: Record<string, unknown>;
+  /**
+   * The middleware to `app.use()`. Requests outside the prefix pass straight through, untouched. Under
+   * the prefix, in order: a request id, security headers, problem+json errors, CORS, the per-client rate
+   * limit (`strict` on the credential routes, `general` on the others), JSON-only bodies, the routes of
+   * API.md, then the application's own routes under the prefix, and `404 not_found` when nothing answered.
+   */
+  middleware(): Middleware;
+  /**
+   * Middleware that requires a valid access token (`Authorization: Bearer` first, then the access
+   * cookie) and puts its claims on `ctx.state.auth`. It answers the failure itself as a problem
+   * (`401 invalid_token`, `403 csrf_rejected` for a cookie on a cross-origin unsafe request, `503`),
+   * so it works on routes outside the prefix with no error middleware of ours. With
+   * `{ requireVerifiedEmail: true }` it also answers `403 forbidden` to callers whose email is not
+   * verified.
+   */
+  requireAuth(options?: RequireAuthOptions): Middleware<AuthState>;
+  /**
+   * Like {@link TenantAuthKoa.requireAuth}, and the caller's role must be at least `minimum` (owner >
+   * admin > member), read from the stores on every request (`403 forbidden` otherwise). The trade-off:
+   * one database read per request, for an answer that cannot go stale: a demoted admin is refused at
+   * once, where the token's `role` claim would still say `admin` until it expires. Use
+   * `ctx.state.auth.role` (the token's claim) for what may lag, such as showing or hiding a button.
+   *
+   * @example
+   * router.delete('/projects/:id', tenantAuth.requireRole('admin'), deleteProject);
+   */
+  requireRole(minimum: Role): Middleware<AuthState>;
+  /** Like {@link TenantAuthKoa.requireAuth}, but lets requests without a valid token through anonymously. */
+  optionalAuth(): Middleware<OptionalAuthState>;
+}
+
+const FACTORY = 'createTenantAuthKoa';
 
 /** Runs middleware in order, like `koa-compose`. */
 function compose(stack: Middleware[]): Middleware {
@@ -33,132 +148,188 @@ function compose(stack: Middleware[]): Middleware {
   };
 }
 
-/** Options of {@link createTenantAuthKoa} / {@link mountTenantAuth}. */
-export interface TenantAuthKoaOptions {
-  auth: TenantAuth;
-  /** Prefix of every route. Default `/api/v1`. */
-  prefix?: string;
-  /**
-   * Production mode: prefixed cookie names (`__Host-access_token`, `__Secure-refresh_token`) and
-   * `origins` required. Default `false`.
-   */
-  production?: boolean;
-  /**
-   * Exact origins allowed by CORS and by the CSRF rule. Default (development only):
-   * `http://localhost:5173`, `http://localhost:3000`.
-   */
-  origins?: Iterable<string>;
-  /** Cookie settings; `secureNames` defaults to `production`. */
-  cookies?: CookieOptions;
-  /** CORS settings other than the origins, or `false` to leave CORS out. */
-  cors?: Omit<CorsOptions, 'origins'> | false;
-  /** Rate-limit budgets (`auth`, `general`, `key`); left out: no rate limiting. */
-  rateLimit?: Omit<RateLimitMiddlewareOptions, 'prefix'>;
-  /** JSON body limit in bytes. Default 16 KiB. */
-  bodyLimitBytes?: number;
-  /** Receives unexpected errors. Default: JSON lines on stderr. A pino logger fits. */
-  logger?: TenantAuthLogger;
-  /** Adds `GET <prefix>/health`. */
-  health?: HealthCheckOptions;
-  /** `info` of the OpenAPI document. */
-  openapi?: OpenApiInfo;
+function setRateLimitHeaders(ctx: Context, result: RateLimitResult): void {
+  ctx.set('RateLimit-Limit', String(result.limit));
+  ctx.set('RateLimit-Remaining', String(result.remaining));
+  ctx.set('RateLimit-Reset', String(result.resetSeconds));
 }
 
-/** The Koa side of tenant-auth, configured once. */
-export interface TenantAuthKoa {
-  /** The router of API.md's routes (see {@link createAuthRouter}). */
-  readonly router: Router;
-  /** The resolved cookie names and paths. */
-  readonly cookies: ResolvedCookieOptions;
-  /** The normalised allowed origins (CORS and CSRF). */
-  readonly origins: ReadonlySet<string>;
-  /**
-   * Everything in order, as one middleware: errors, CORS, rate limits, JSON bodies, routes.
-   * Requests no route matches continue downstream (and end as `404 not_found` problems).
-   */
-  middleware(): Middleware;
-  /** `app.use(this.middleware())`. */
-  mount(app: Koa): void;
-  /** {@link requireAuth} with this configuration's cookie name and origins. */
-  requireAuth(): Middleware<AuthState>;
-  /** {@link optionalAuth} with this configuration's cookie name and origins. */
-  optionalAuth(): Middleware<OptionalAuthState>;
+function securityHeadersOn(ctx: Context): void {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Referrer-Policy', 'no-referrer');
+}
+
+function checkOptions(options: TenantAuthKoaOptions) {
+  if (typeof options !== 'object' || options === null)
+    throw configurationError(FACTORY, 'options', 'must be an object');
+  const auth = options.auth as Partial<TenantAuth> | undefined;
+  if (typeof auth?.verifyAccessToken !== 'function' || typeof auth.rateLimit !== 'function') {
+    throw configurationError(FACTORY, 'auth', 'must be the TenantAuth that createTenantAuth returns');
+  }
+  const production = options.production ?? false;
+  if (typeof production !== 'boolean') throw configurationError(FACTORY, 'production', 'must be a boolean');
+  if (production && (options.origins === undefined || [...options.origins].length === 0)) {
+    throw configurationError(
+      FACTORY,
+      'origins',
+      'are required in production (the exact origins of your web clients)',
+    );
+  }
+  if (options.securityHeaders !== undefined && typeof options.securityHeaders !== 'boolean') {
+    throw configurationError(FACTORY, 'securityHeaders', 'must be a boolean');
+  }
+  for (const option of ['cors', 'cookies', 'openapi', 'health'] as const) {
+    const value: unknown = options[option];
+    const isObject = typeof value === 'object' && value !== null;
+    if (value !== undefined && !isObject && !(option === 'cors' && value === false)) {
+      throw configurationError(
+        FACTORY,
+        option,
+        option === 'cors' ? 'must be an object or false' : 'must be an object',
+      );
+    }
+  }
+  if (options.onResponse !== undefined && typeof options.onResponse !== 'function') {
+    throw configurationError(FACTORY, 'onResponse', 'must be a function');
+  }
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  if (!Number.isSafeInteger(bodyLimitBytes) || bodyLimitBytes < 1) {
+    throw configurationError(FACTORY, 'bodyLimitBytes', 'must be a positive integer');
+  }
+  const logger = options.logger ?? consoleLogger;
+  if (
+    typeof logger?.error !== 'function' ||
+    typeof logger.warn !== 'function' ||
+    typeof logger.info !== 'function'
+  ) {
+    throw configurationError(
+      FACTORY,
+      'logger',
+      'must have error, warn and info methods (a pino logger fits)',
+    );
+  }
+  return { production, bodyLimitBytes, logger };
 }
 
 /**
- * Configures the whole Koa adapter at once: error handling (problem+json), CORS over an exact-origin
- * whitelist, rate limits, JSON body parsing (16 KiB, JSON only), CSRF checks for cookie-authenticated
- * requests, and the routes of API.md, installed in that order.
+ * Adds tenant-auth to a Koa application: the routes of the HTTP contract (API.md) under a prefix, with
+ * problem+json errors, CORS over an exact-origin whitelist, per-client rate limits, JSON-only bodies,
+ * CSRF checks for cookie-authenticated requests, token cookies and an OpenAPI document; and guards for
+ * the application's own routes. Everything it installs applies under its prefix only: the
+ * application's other routes keep their own body parsing, errors and limits. The one composition path
+ * of tenant-auth: the reference server uses it too.
  *
  * @example
- * const store = new MemoryRateLimitStore();
- * const tenantAuth = createTenantAuthKoa({
- *   auth,
- *   production: process.env.NODE_ENV === 'production',
- *   origins: ['https://app.example.com'],
- *   logger,
- *   rateLimit: {
- *     auth: createRateLimiter({ store, ...RATE_LIMIT_DEFAULTS.auth }),
- *     general: createRateLimiter({ store, ...RATE_LIMIT_DEFAULTS.general }),
- *   },
- *   health: { ping: () => orm.em.getConnection().execute('select 1') },
+ * const auth = createTenantAuth({ stores, accessToken: { secret }, refreshSecret });
+ * const tenantAuth = createTenantAuthKoa({ auth, origins: ['https://app.example.com'], production: true });
+ * app.use(tenantAuth.middleware());
+ *
+ * const projects = new Router<AuthState>();
+ * projects.get('/projects', tenantAuth.requireAuth(), async (ctx) => {
+ *   ctx.body = await listProjects(ctx.state.auth.tenantId);
  * });
- * tenantAuth.mount(app);
- * app.use(new Router().get('/api/v1/projects', tenantAuth.requireAuth(), listProjects).routes());
+ * app.use(projects.routes());
  */
 export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKoa {
-  const production = options.production ?? false;
-  const prefix = (options.prefix ?? '/api/v1').replace(/\/+$/, '');
-  if (production && options.origins === undefined) {
-    throw new TypeError('origins are required in production (the exact origins of your web clients)');
-  }
-  const originList = [...(options.origins ?? DEV_ORIGINS)];
-  const origins = normalizeOrigins(originList);
-  const cookieOptions: CookieOptions = { secureNames: production, ...options.cookies };
-  const cookies = resolveCookieOptions(cookieOptions, prefix);
-  const routerOptions: AuthRouterOptions = {
-    auth: options.auth,
+  const { production, bodyLimitBytes, logger } = checkOptions(options);
+  const { auth } = options;
+  const prefix = normalizePrefix(options.prefix);
+  const origins = originSet(options.origins ?? DEVELOPMENT_ORIGINS, 'origins');
+  const cookies = resolveCookieOptions(options.cookies ?? {}, prefix, production);
+  const health = options.health === undefined ? undefined : healthCheck(options.health);
+  const guard: GuardSettings = { accessCookieName: cookies.read ? cookies.accessName : false, origins };
+  const authenticated = requireAuthMiddleware(auth, guard);
+  const openapiDocument = buildOpenApiDocument({
     prefix,
-    cookies: cookieOptions,
-    allowedOrigins: originList,
-  };
-  if (options.bodyLimitBytes !== undefined) routerOptions.bodyLimitBytes = options.bodyLimitBytes;
-  if (options.health) routerOptions.health = options.health;
-  if (options.openapi) routerOptions.openapi = options.openapi;
-  const router = createAuthRouter(routerOptions);
-
-  const stack: Middleware[] = [errorHandler(options.logger ? { logger: options.logger } : {})];
-  if (options.cors !== false) stack.push(corsMiddleware({ ...options.cors, origins: originList }));
-  if (options.rateLimit) stack.push(rateLimit({ ...options.rateLimit, prefix }));
-  stack.push(jsonBody(options.bodyLimitBytes === undefined ? {} : { limitBytes: options.bodyLimitBytes }));
-  stack.push(router.routes() as Middleware);
-  const composed = compose(stack);
-
-  const authOptions: AuthMiddlewareOptions = {
-    accessCookieName: cookies.read ? cookies.accessName : false,
-    allowedOrigins: originList,
-  };
-  return {
-    router,
+    cookies,
+    limits: auth.inputLimits,
+    health: health !== undefined,
+    ...(options.openapi ? { info: options.openapi } : {}),
+  });
+  const router: Router = createRoutes({
+    auth,
+    prefix,
     cookies,
     origins,
-    middleware: () => composed,
-    mount(app) {
-      app.use(composed);
-    },
-    requireAuth: () => requireAuth(options.auth, authOptions),
-    optionalAuth: () => optionalAuth(options.auth, authOptions),
-  };
-}
+    authenticated,
+    health,
+    openapiJson: JSON.stringify(openapiDocument),
+  });
 
-/**
- * {@link createTenantAuthKoa} and `mount(app)` in one call.
- *
- * @example
- * const tenantAuth = mountTenantAuth(app, { auth, origins: ['https://app.example.com'], production: true });
- */
-export function mountTenantAuth(app: Koa, options: TenantAuthKoaOptions): TenantAuthKoa {
-  const tenantAuth = createTenantAuthKoa(options);
-  tenantAuth.mount(app);
-  return tenantAuth;
+  const stack: Middleware[] = [];
+  if (options.cors !== false) stack.push(corsMiddleware(options.cors ?? {}, origins));
+  stack.push(async (ctx, next) => {
+    const result = await auth.rateLimit(budgetOf(router, ctx), requestContext(ctx));
+    if (result) setRateLimitHeaders(ctx, result);
+    await next();
+  });
+  stack.push(jsonBody(bodyLimitBytes));
+  stack.push(
+    async (ctx, next) => {
+      await next();
+      // A method the router does not implement at all (PROPFIND, PURGE): the router says 501, a server
+      // fault. It is the client's: 405 with the methods of the path, or 404 for a path we do not have.
+      if (ctx.status === 501 && ctx.body == null) {
+        const methods = [
+          ...new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods)),
+        ];
+        if (methods.length === 0) {
+          ctx.status = 404;
+        } else {
+          ctx.status = 405;
+          ctx.set('Allow', methods.join(', '));
+        }
+      }
+    },
+    router.routes() as Middleware,
+    router.allowedMethods() as Middleware,
+  );
+  const underPrefix = compose(stack);
+  const securityHeaders = options.securityHeaders ?? true;
+  const { onResponse } = options;
+
+  const middleware: Middleware = async (ctx: Context, next: Next) => {
+    if (!isUnderPrefix(ctx.path, prefix)) return next();
+    const measured = onResponse && measureResponse(router, ctx);
+    requestIdOf(ctx);
+    if (securityHeaders) securityHeadersOn(ctx);
+    try {
+      await underPrefix(ctx, next);
+      // Nothing answered (no route of ours or the application's), or routing left a bare 405.
+      if (ctx.body == null && ctx.status >= 400) writeProblem(ctx, problemOfStatus(ctx.status));
+    } catch (err) {
+      const problem = problemOf(err);
+      logProblem(logger, ctx, err, problem);
+      if (ctx.headerSent || !ctx.writable) return;
+      writeProblem(ctx, problem);
+    } finally {
+      if (measured) {
+        try {
+          onResponse?.(measured.finish());
+        } catch {
+          // Metrics must not break a response.
+        }
+      }
+    }
+  };
+
+  return {
+    prefix,
+    cookies,
+    origins,
+    openapiDocument,
+    middleware: () => middleware,
+    requireAuth: (requireOptions?: RequireAuthOptions) =>
+      requireOptions?.requireVerifiedEmail
+        ? requireAuthMiddleware(auth, guard, requireOptions)
+        : authenticated,
+    requireRole(minimum: Role) {
+      if (!['owner', 'admin', 'member'].includes(minimum)) {
+        throw configurationError('requireRole', 'minimum', "must be 'owner', 'admin' or 'member'");
+      }
+      return requireAuthMiddleware(auth, guard, { role: minimum });
+    },
+    optionalAuth: () => optionalAuthMiddleware(auth, guard),
+  };
 }

@@ -1,13 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import {
+  createMemoryStores,
   createTenantAuth,
-  ManualClock,
-  MemorySessionStore,
-  MemoryTenantAuthStore,
   type TenantAuth,
   type TenantAuthOptions,
 } from 'tenant-auth-core';
+import { ManualClock } from 'tenant-auth-core/testing';
 import type { RegisterResponseJson, TokenResponseJson } from '../src/index.js';
 
 export const ACCESS_SECRET = 'access-secret-access-secret-access-secret-0123';
@@ -20,16 +19,23 @@ export interface TestAuth {
   clock: ManualClock;
 }
 
-/** A real `createTenantAuth` on in-memory stores, bcrypt cost 4 and a manual clock starting now. */
+/** Logs nothing: tests that look at logs pass their own. */
+export const quiet = { error: () => {}, warn: () => {}, info: () => {} };
+
+/**
+ * A real `createTenantAuth` on in-memory stores, bcrypt cost 4, a manual clock starting now, and rate
+ * limiting off (the rate-limit tests turn it on).
+ */
 export function createTestAuth(overrides: Partial<TenantAuthOptions> = {}): TestAuth {
   // Whole seconds: JWT times are seconds, so lifetimes come out exact (see the report on refreshExpiresIn).
   const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
   const auth = createTenantAuth({
-    store: new MemoryTenantAuthStore(),
-    sessionStore: new MemorySessionStore(),
+    stores: createMemoryStores(),
     accessToken: { secret: ACCESS_SECRET },
     refreshSecret: REFRESH_SECRET,
     passwordHashing: { cost: 4 },
+    rateLimit: false,
+    logger: quiet,
     clock,
     ...overrides,
   });

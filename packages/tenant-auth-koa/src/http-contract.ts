@@ -1,0 +1,554 @@
+import type { InputLimits } from 'tenant-auth-core';
+import { z } from 'zod';
+import { MAX_TOKEN_LENGTH, PROBLEM_CODES } from './problem-codes.js';
+
+/**
+ * The request bodies of the routes, with the limits of the `TenantAuth` they are served by. They
+ * document the contract (OpenAPI); core validates the values, with the same limits.
+ *
+ * @example
+ * const { register } = requestSchemas(auth.inputLimits);
+ * register.parse({ email: 'ada@example.com', password: 'Correct-Horse-42' });
+ */
+export function requestSchemas(limits: InputLimits) {
+  const email = z.string().max(limits.emailMaxLength).meta({
+    description: 'Email address; trimmed and lower-cased (ASCII letters only).',
+    format: 'email',
+  });
+  const deviceInfo = z
+    .string()
+    .max(limits.deviceInfoMaxLength)
+    .optional()
+    .meta({ description: 'Free text naming the device; default: a summary of the user agent.' });
+  const newPassword = z
+    .string()
+    .min(limits.passwordMinLength)
+    .max(limits.passwordMaxLength)
+    .meta({ description: 'Password; see the password policy.' });
+  const currentPassword = z
+    .string()
+    .max(limits.loginFieldMaxLength)
+    .meta({ description: 'The current password (re-authentication).' });
+  const oneTimeToken = z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/)
+    .meta({ description: 'The token from the link of the email (`?token=`).' });
+  return {
+    register: z
+      .object({
+        email,
+        password: newPassword,
+        tenantName: z
+          .string()
+          .min(1)
+          .max(limits.tenantNameMaxLength)
+          .optional()
+          .meta({ description: 'Tenant name; the slug is derived from it. Default: the email local part.' }),
+        deviceInfo,
+      })
+      .meta({ id: 'RegisterRequest', description: 'The body of `POST /auth/register`.' }),
+    login: z
+      .object({
+        email: z
+          .string()
+          .max(limits.loginFieldMaxLength)
+          .meta({ description: 'The email address of the account.' }),
+        password: z.string().max(limits.loginFieldMaxLength).meta({ description: 'Its password.' }),
+        deviceInfo,
+      })
+      .meta({ id: 'LoginRequest', description: 'The body of `POST /auth/login`.' }),
+    refresh: z
+      .object({
+        refreshToken: z.string().max(MAX_TOKEN_LENGTH).optional().meta({
+          description:
+            'The refresh token, when it is sent neither as `Authorization: Bearer` nor as the cookie.',
+        }),
+      })
+      .meta({
+        id: 'RefreshRequest',
+        description:
+          'The body of `POST /auth/refresh` (optional: the token may come as a header or cookie instead).',
+      }),
+    changeMemberRole: z.object({ role: roleSchema }).meta({
+      id: 'ChangeMemberRoleRequest',
+      description: 'The body of `PATCH /tenants/me/members/{userId}`.',
+    }),
+    createInvitation: z
+      .object({ email, role: roleSchema })
+      .meta({ id: 'CreateInvitationRequest', description: 'The body of `POST /tenants/me/invitations`.' }),
+    acceptInvitation: z
+      .object({ token: oneTimeToken, password: newPassword, deviceInfo })
+      .meta({ id: 'AcceptInvitationRequest', description: 'The body of `POST /auth/invitations/accept`.' }),
+    forgotPassword: z
+      .object({ email })
+      .meta({ id: 'ForgotPasswordRequest', description: 'The body of `POST /auth/password/forgot`.' }),
+    resetPassword: z
+      .object({ token: oneTimeToken, password: newPassword })
+      .meta({ id: 'ResetPasswordRequest', description: 'The body of `POST /auth/password/reset`.' }),
+    changePassword: z
+      .object({ currentPassword: currentPassword, newPassword })
+      .meta({ id: 'ChangePasswordRequest', description: 'The body of `POST /auth/password/change`.' }),
+    verifyEmail: z
+      .object({ token: oneTimeToken })
+      .meta({ id: 'VerifyEmailRequest', description: 'The body of `POST /auth/email/verify`.' }),
+    changeEmail: z
+      .object({ newEmail: email, password: currentPassword })
+      .meta({ id: 'ChangeEmailRequest', description: 'The body of `POST /auth/email/change`.' }),
+    confirmEmailChange: z.object({ token: oneTimeToken }).meta({
+      id: 'ConfirmEmailChangeRequest',
+      description: 'The body of `POST /auth/email/change/confirm`.',
+    }),
+    deleteAccount: z
+      .object({ password: currentPassword })
+      .meta({ id: 'DeleteAccountRequest', description: 'The body of `DELETE /users/me`.' }),
+    /** The query of `DELETE /sessions`. */
+    revokeAllSessionsQuery: z
+      .object({
+        except: z
+          .literal('current')
+          .optional()
+          .meta({ description: "`current` keeps the caller's own session." }),
+      })
+      .meta({ id: 'RevokeAllSessionsQuery', description: 'The query of `DELETE /sessions`.' }),
+    /** The query of `GET /tenants/me/audit-events`. */
+    auditEventQuery: z
+      .object({
+        limit: z.int().min(1).max(200).optional().meta({ description: 'Page size, 1 to 200; default 50.' }),
+        before: auditCursor().optional().meta({ description: 'The `next` cursor of the previous page.' }),
+        type: auditEventTypeSchema.optional(),
+        userId: z.uuid().optional().meta({ description: 'Events this user did or underwent.' }),
+      })
+      .meta({ id: 'AuditEventQuery', description: 'The query of `GET /tenants/me/audit-events`.' }),
+  };
+}
+
+const isoDate = () => z.iso.datetime({ offset: false }).meta({ description: 'ISO 8601 date-time, UTC.' });
+
+/** Ids are UUIDs (version 7, time-ordered). */
+const id = (description?: string) => z.uuid().meta(description ? { description } : {});
+
+/** A cursor of the audit log: opaque, base64url. */
+const auditCursor = () => z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+
+/** Largest lifetime a token response states, in seconds: a signed 32-bit integer, as clients' timers hold. */
+const MAX_LIFETIME_SECONDS = 2_147_483_647;
+
+/**
+ * A role: `owner` > `admin` > `member`.
+ *
+ * @example
+ * const role = roleSchema.parse(body.role);
+ */
+export const roleSchema = z
+  .enum(['owner', 'admin', 'member'])
+  .meta({ id: 'Role', description: 'A role in the tenant: `owner` > `admin` > `member`.' });
+
+/**
+ * `user` of a token response.
+ *
+ * @example
+ * publicUserSchema.parse(body.user);
+ */
+export const publicUserSchema = z
+  .object({
+    id: id(),
+    email: z.string().meta({ description: 'Email address, lower-cased.' }),
+    tenantId: id('The tenant the user belongs to.'),
+    role: roleSchema,
+    emailVerified: z.boolean(),
+  })
+  .meta({ id: 'User', description: 'The signed-in user.' });
+
+/**
+ * A member of a tenant, as `GET /tenants/me/members` lists them.
+ *
+ * @example
+ * const { members } = memberListSchema.parse(await res.json());
+ */
+export const memberSchema = z
+  .object({
+    id: id('User id.'),
+    email: z.string(),
+    role: roleSchema,
+    emailVerified: z.boolean(),
+    createdAt: isoDate(),
+  })
+  .meta({ id: 'Member', description: 'A member of the tenant.' });
+
+/**
+ * The body of `GET /tenants/me/members`.
+ *
+ * @example
+ * const { members } = memberListSchema.parse(await res.json());
+ */
+export const memberListSchema = z
+  .object({ members: z.array(memberSchema) })
+  .meta({ id: 'MemberList', description: 'The body of `GET /tenants/me/members`.' });
+
+/**
+ * A pending invitation (never its token).
+ *
+ * @example
+ * const { invitation } = invitationResponseSchema.parse(await res.json());
+ */
+export const invitationSchema = z
+  .object({
+    id: id(),
+    email: z.string(),
+    role: roleSchema,
+    createdAt: isoDate(),
+    expiresAt: isoDate(),
+    invitedBy: id()
+      .nullable()
+      .meta({ description: 'Id of the administrator who invited; null once that account is gone.' }),
+  })
+  .meta({ id: 'Invitation', description: 'A pending invitation (never its token).' });
+
+/**
+ * The body of `POST /tenants/me/invitations`.
+ *
+ * @example
+ * const { invitation } = invitationResponseSchema.parse(await res.json());
+ */
+export const invitationResponseSchema = z
+  .object({ invitation: invitationSchema })
+  .meta({ id: 'InvitationResponse', description: 'The body of `POST /tenants/me/invitations`.' });
+
+/**
+ * The body of `GET /tenants/me/invitations`.
+ *
+ * @example
+ * const { invitations } = invitationListSchema.parse(await res.json());
+ */
+export const invitationListSchema = z
+  .object({ invitations: z.array(invitationSchema) })
+  .meta({ id: 'InvitationList', description: 'The body of `GET /tenants/me/invitations`.' });
+
+/**
+ * The types of audit event (API.md, "Audit log").
+ *
+ * @example
+ * const type = auditEventTypeSchema.parse(url.searchParams.get('type'));
+ */
+export const auditEventTypeSchema = z
+  .enum([
+    'registered',
+    'login_succeeded',
+    'login_failed',
+    'refreshed',
+    'refresh_reissued',
+    'replay_detected',
+    'logout',
+    'session_revoked',
+    'sessions_revoked',
+    'password_reset_requested',
+    'password_reset',
+    'password_changed',
+    'email_verified',
+    'email_changed',
+    'invitation_created',
+    'invitation_revoked',
+    'invitation_accepted',
+    'member_role_changed',
+    'member_removed',
+    'account_deleted',
+  ])
+  .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
+
+/**
+ * One audit event.
+ *
+ * @example
+ * const { events } = auditEventPageSchema.parse(await res.json());
+ */
+export const auditEventSchema = z
+  .object({
+    id: id(),
+    type: auditEventTypeSchema,
+    at: isoDate(),
+    actorId: id().nullable().meta({ description: 'The user who acted; null when unknown.' }),
+    subjectId: id().nullable().meta({ description: 'The user the event is about.' }),
+    sessionId: id().nullable(),
+    ipAddress: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    requestId: z.string().nullable(),
+  })
+  .meta({ id: 'AuditEvent', description: 'One security event of the tenant; it holds no secret.' });
+
+/**
+ * The body of `GET /tenants/me/audit-events`: a page, newest first.
+ *
+ * @example
+ * const { events, next } = auditEventPageSchema.parse(await res.json());
+ */
+export const auditEventPageSchema = z
+  .object({
+    events: z.array(auditEventSchema),
+    next: auditCursor()
+      .nullable()
+      .meta({ description: 'Cursor of the next (older) page, for `before`; null on the last page.' }),
+  })
+  .meta({
+    id: 'AuditEventPage',
+    description: 'The body of `GET /tenants/me/audit-events`: a page, newest first.',
+  });
+
+/**
+ * The body of a `202 Accepted`: `{}`.
+ *
+ * @example
+ * acceptedSchema.parse(await res.json());
+ */
+export const acceptedSchema = z.object({}).strict().meta({ id: 'Accepted', description: 'Always `{}`.' });
+
+/**
+ * A tenant as returned by `/tenants/me`, `/tenants/:id` and registration.
+ *
+ * @example
+ * const tenant = tenantSchema.parse(await res.json());
+ */
+export const tenantSchema = z
+  .object({
+    id: id(),
+    slug: z.string().meta({ description: 'URL-safe name, unique, derived from the name.' }),
+    name: z.string(),
+    createdAt: isoDate(),
+  })
+  .meta({ id: 'Tenant', description: 'A tenant: the organisation its users belong to.' });
+
+/**
+ * The token response of login, registration and refresh (API.md).
+ *
+ * @example
+ * const tokens = tokenResponseSchema.parse(await res.json());
+ */
+export const tokenResponseSchema = z
+  .object({
+    user: publicUserSchema,
+    session: z
+      .object({
+        id: id(),
+        expiresAt: isoDate().meta({ description: 'When the session ends unless it is refreshed.' }),
+      })
+      .meta({ id: 'TokenSession', description: 'The session the tokens belong to.' }),
+    accessToken: z.string().meta({ description: 'Access JWT (15 minutes by default).' }),
+    refreshToken: z.string().meta({ description: 'Refresh JWT, rotated on every refresh.' }),
+    tokenType: z.literal('Bearer'),
+    expiresIn: z
+      .int()
+      .min(1)
+      .max(MAX_LIFETIME_SECONDS)
+      .meta({ description: 'Access token lifetime in seconds (900 by default).' }),
+    refreshExpiresIn: z.int().min(1).max(MAX_LIFETIME_SECONDS).meta({
+      description:
+        'Seconds until the refresh token expires (604800 by default; less near the end of a session).',
+    }),
+  })
+  .meta({
+    id: 'TokenResponse',
+    description: 'The answer of login, registration, refresh and invitation acceptance.',
+  });
+
+/**
+ * Registration answers the token response plus the new tenant.
+ *
+ * @example
+ * const { tenant } = registerResponseSchema.parse(await res.json());
+ */
+export const registerResponseSchema = z
+  .intersection(tokenResponseSchema, z.object({ tenant: tenantSchema }))
+  .meta({ id: 'RegisterResponse', description: 'The token response plus the new tenant.' });
+
+/**
+ * One entry of `GET /sessions`.
+ *
+ * @example
+ * const session = sessionSchema.parse(body.sessions[0]);
+ */
+export const sessionSchema = z
+  .object({
+    id: id(),
+    deviceInfo: z.string(),
+    ipAddress: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    createdAt: isoDate(),
+    lastUsedAt: isoDate(),
+    expiresAt: isoDate(),
+    current: z.boolean().meta({ description: 'Whether this is the session of the calling token.' }),
+  })
+  .meta({ id: 'Session', description: 'An active session of the caller.' });
+
+/**
+ * The body of `GET /sessions`.
+ *
+ * @example
+ * const { sessions } = sessionListSchema.parse(await res.json());
+ */
+export const sessionListSchema = z
+  .object({ sessions: z.array(sessionSchema) })
+  .meta({ id: 'SessionList', description: 'The body of `GET /sessions`.' });
+
+/**
+ * The body of `DELETE /sessions`.
+ *
+ * @example
+ * const { revoked } = revokedCountSchema.parse(await res.json());
+ */
+export const revokedCountSchema = z
+  .object({ revoked: z.int().min(0).meta({ description: 'How many sessions were revoked.' }) })
+  .meta({ id: 'RevokedCount', description: 'The body of `DELETE /sessions`.' });
+
+/**
+ * The body of `GET /.well-known/jwks.json`.
+ *
+ * @example
+ * const { keys } = jwksSchema.parse(await res.json());
+ */
+export const jwksSchema = z
+  .object({
+    keys: z.array(
+      z
+        .looseObject({ kty: z.string(), kid: z.string().optional(), alg: z.string().optional() })
+        .meta({ id: 'Jwk', description: 'A public JSON Web Key (RFC 7517).' }),
+    ),
+  })
+  .meta({ id: 'Jwks', description: 'A JSON Web Key Set (RFC 7517).' });
+
+/**
+ * The body of `GET /health` (200 and 503).
+ *
+ * @example
+ * const { status } = healthSchema.parse(await res.json());
+ */
+export const healthSchema = z
+  .object({
+    status: z.enum(['ok', 'degraded']),
+    database: z.enum(['ok', 'unavailable']),
+  })
+  .meta({ id: 'Health', description: 'The body of `GET /health`.' });
+
+/**
+ * The codes a field error can carry (core's `FieldErrorCode`).
+ *
+ * @example
+ * if (fieldErrorCodeSchema.options.includes(error.code)) showHint(error.code);
+ */
+export const fieldErrorCodeSchema = z
+  .enum([
+    'invalid_email',
+    'email_taken',
+    'too_short',
+    'too_long',
+    'missing_character_classes',
+    'contains_personal_info',
+    'common_password',
+    'required',
+    'invalid_type',
+    'invalid_value',
+    'invalid_or_expired',
+    'incorrect',
+    'invalid_role',
+  ])
+  .meta({ id: 'FieldErrorCode', description: 'Why a field was refused; switch on this.' });
+
+/**
+ * One field error of a `validation_failed` problem.
+ *
+ * @example
+ * const error = fieldErrorSchema.parse(problem.errors[0]);
+ */
+export const fieldErrorSchema = z
+  .object({
+    field: z.string().meta({ description: "The input field (`'body'` for the body as a whole)." }),
+    code: fieldErrorCodeSchema,
+    message: z.string().meta({ description: 'A sentence for people; never parse it.' }),
+  })
+  .meta({ id: 'FieldError', description: 'Why one field was refused.' });
+
+/**
+ * The `code` of a problem (the `ProblemCode` union).
+ *
+ * @example
+ * const code = problemCodeSchema.parse(body.code);
+ */
+export const problemCodeSchema = z
+  .enum(PROBLEM_CODES)
+  .meta({ id: 'ProblemCode', description: 'Stable error code; switch on this.' });
+
+/**
+ * RFC 9457 problem details, as every error is answered.
+ *
+ * @example
+ * const problem = problemSchema.parse(await res.json());
+ * if (problem.code === 'rate_limited') retryLater();
+ */
+export const problemSchema = z
+  .object({
+    type: z.literal('about:blank'),
+    title: z.string().meta({ description: 'The HTTP reason phrase.' }),
+    status: z.int().min(400).max(599).meta({ description: 'The HTTP status, repeated.' }),
+    code: problemCodeSchema,
+    detail: z.string().meta({ description: 'A sentence for people; never parse it.' }),
+    errors: z
+      .array(fieldErrorSchema)
+      .min(1)
+      .optional()
+      .meta({ description: 'Field errors of a validation_failed.' }),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details.' });
+
+/**
+ * JSON of a token response (dates as ISO strings): exactly the fields of API.md.
+ *
+ * @example
+ * const body = (await res.json()) as TokenResponseJson;
+ */
+export type TokenResponseJson = z.output<typeof tokenResponseSchema>;
+
+/**
+ * JSON of a registration response: the token response plus the tenant.
+ *
+ * @example
+ * const { tenant, accessToken } = (await res.json()) as RegisterResponseJson;
+ */
+export type RegisterResponseJson = z.output<typeof registerResponseSchema>;
+
+/**
+ * JSON of a tenant.
+ *
+ * @example
+ * const tenant = (await res.json()) as TenantJson;
+ */
+export type TenantJson = z.output<typeof tenantSchema>;
+
+/**
+ * JSON of one entry of `GET /sessions`.
+ *
+ * @example
+ * const { sessions } = (await res.json()) as { sessions: SessionJson[] };
+ */
+export type SessionJson = z.output<typeof sessionSchema>;
+
+/**
+ * JSON of a member.
+ *
+ * @example
+ * const { members } = (await res.json()) as { members: MemberJson[] };
+ */
+export type MemberJson = z.output<typeof memberSchema>;
+
+/**
+ * JSON of an invitation.
+ *
+ * @example
+ * const { invitation } = (await res.json()) as { invitation: InvitationJson };
+ */
+export type InvitationJson = z.output<typeof invitationSchema>;
+
+/**
+ * JSON of an audit event.
+ *
+ * @example
+ * const { events } = (await res.json()) as { events: AuditEventJson[]; next: string | null };
+ */
+export type AuditEventJson = z.output<typeof auditEventSchema>;

@@ -1,0 +1,19 @@
+import { configurationError } from 'tenant-auth-core/store-kit';
+
+/** @internal Validates a route prefix: `''` or `/segment[/segment...]`, no trailing slash. */
+export function normalizePrefix(value: unknown): string {
+  const prefix = value === undefined ? '/api/v1' : value;
+  if (typeof prefix !== 'string' || (prefix !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(prefix))) {
+    throw configurationError(
+      'createTenantAuthKoa',
+      'prefix',
+      "must be '' or a path such as /api/v1 (segments of letters, digits, '.', '_', '~', '-'; no trailing slash)",
+    );
+  }
+  return prefix;
+}
+
+/** @internal Whether `path` is the prefix itself or below it. */
+export function isUnderPrefix(path: string, prefix: string): boolean {
+  return prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+}
