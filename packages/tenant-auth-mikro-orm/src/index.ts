@@ -1,14 +1,15 @@
-export type { MikroOrmStores } from './create-mikro-orm-stores.js';
+// tenant-auth-mikro-orm: tenant-auth's stores, entities and migrations on MikroORM 7 (PostgreSQL, PGlite).
+
 export { createMikroOrmStores } from './create-mikro-orm-stores.js';
+export { TenantAuthAuditEvent } from './entities/audit-event.js';
+export { TenantAuthOneTimeToken } from './entities/one-time-token.js';
+export { TenantAuthOutboxMessage } from './entities/outbox-message.js';
 export { TenantAuthSession } from './entities/session.js';
 export { TenantAuthTenant } from './entities/tenant.js';
 export { TenantAuthUser } from './entities/user.js';
 export type { EntityManagerSource } from './entity-manager-source.js';
-export { TenantAuthInitialMigration } from './migrations/migration-20261121132551-initial.js';
 export type { TenantAuthMigrationOptions } from './run-tenant-auth-migrations.js';
 export { runTenantAuthMigrations } from './run-tenant-auth-migrations.js';
-export { MikroOrmSessionStore } from './stores/mikro-orm-session-store.js';
-export { MikroOrmTenantAuthStore } from './stores/mikro-orm-tenant-auth-store.js';
 export { tenantAuthEntities } from './tenant-auth-entities.js';
 export { tenantAuthMigrations } from './tenant-auth-migrations.js';
-export { StoreDriverError, toStoreError, UNIQUE_CONSTRAINTS } from './to-store-error.js';
+export { StoreDriverError } from './to-store-error.js';

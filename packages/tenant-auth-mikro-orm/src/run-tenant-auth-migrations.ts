@@ -24,12 +24,18 @@ const MIGRATION_LOCK_KEY = 7_361_827_364;
 class TenantAuthMigrator extends Migrator {
   constructor(em: EntityManager, tableName: string) {
     super(em as ConstructorParameters<typeof Migrator>[0]);
+    // Every setting that changes what the migrations do is pinned: the application's own migration
+    // settings (disabled foreign keys, a "safe" mode, no transaction) must not change ours. Only how
+    // loudly it logs (`silent`) follows the application.
     const options: MigrationsOptions = {
       ...this.options,
       tableName,
       migrationsList: [...tenantAuthMigrations],
       transactional: true,
       allOrNothing: true,
+      disableForeignKeys: false,
+      dropTables: true,
+      safe: false,
       snapshot: false,
       snapshotOnMigrate: false,
     };
@@ -70,9 +76,9 @@ class TenantAuthMigrator extends Migrator {
  * ones run in one transaction, and concurrent callers wait for each other.
  *
  * @example
- * const orm = await MikroORM.init({ entities: [...tenantAuthEntities, ...myEntities], clientUrl });
- * await runTenantAuthMigrations(orm);
- * const { tenantAuthStore, sessionStore } = createMikroOrmStores(orm);
+ * const orm = new MikroORM({ entities: [...tenantAuthEntities, ...myEntities], clientUrl });
+ * const auth = createTenantAuth({ stores: createMikroOrmStores(orm), accessToken: { secret }, refreshSecret });
+ * await runTenantAuthMigrations(orm); // then the application's own migrations
  */
 export async function runTenantAuthMigrations(
   source: EntityManagerSource,

@@ -1,3 +1,6 @@
+import { TenantAuthAuditEvent } from './entities/audit-event.js';
+import { TenantAuthOneTimeToken } from './entities/one-time-token.js';
+import { TenantAuthOutboxMessage } from './entities/outbox-message.js';
 import { TenantAuthSession } from './entities/session.js';
 import { TenantAuthTenant } from './entities/tenant.js';
 import { TenantAuthUser } from './entities/user.js';
@@ -8,4 +11,11 @@ import { TenantAuthUser } from './entities/user.js';
  * @example
  * const orm = await MikroORM.init({ entities: [...tenantAuthEntities, Book, Author], clientUrl });
  */
-export const tenantAuthEntities = [TenantAuthTenant, TenantAuthUser, TenantAuthSession] as const;
+export const tenantAuthEntities = [
+  TenantAuthTenant,
+  TenantAuthUser,
+  TenantAuthSession,
+  TenantAuthOneTimeToken,
+  TenantAuthOutboxMessage,
+  TenantAuthAuditEvent,
+] as const;

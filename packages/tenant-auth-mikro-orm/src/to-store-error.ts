@@ -2,7 +2,7 @@ import { ConnectionException, UniqueConstraintViolationException } from '@mikro-
 import { isTenantAuthError, TenantAuthError } from 'tenant-auth-core';
 
 /**
- * Names of the unique constraints whose violation has a meaning for callers.
+ * @internal Names of the unique constraints whose violation has a meaning for callers.
  *
  * @example
  * if (err instanceof UniqueConstraintViolationException && err.constraint === UNIQUE_CONSTRAINTS.email) { ... }
@@ -32,12 +32,26 @@ const CONNECTION_ERROR_CODES = new Set([
  */
 function isUnavailableSqlState(state: string): boolean {
   return (
-    state.startsWith('08') ||
+    (state.startsWith('08') && state !== PROTOCOL_VIOLATION) ||
     state.startsWith('53') ||
     /^57P0[1-5]$/.test(state) ||
     state === '57014' ||
     state === '55P03'
   );
+}
+
+/**
+ * SQLSTATE 08P01 (protocol_violation): what PGlite answers for a NUL byte in a parameter. A property of
+ * the value sent, not of the connection: never "unavailable".
+ */
+const PROTOCOL_VIOLATION = '08P01';
+
+/**
+ * A value the database refuses as data: class 22 (data_exception: a NUL byte in text, 22021; a value out
+ * of range; an invalid text representation) and PGlite's 08P01 for the same NUL byte. The request's fault.
+ */
+function isInvalidValueSqlState(state: string): boolean {
+  return state.startsWith('22') || state === PROTOCOL_VIOLATION;
 }
 
 /**
@@ -121,7 +135,7 @@ export class StoreDriverError extends Error {
 }
 
 /**
- * Maps anything a store operation threw to a `TenantAuthError` with a stable code: unique violations of
+ * @internal Maps anything a store operation threw to a `TenantAuthError` with a stable code: unique violations of
  * the email and slug constraints become `email_taken` and `slug_taken`, connection failures become
  * `unavailable`, everything else `internal_error`. The messages are fixed texts; the `cause` is a
  * `StoreDriverError` summary (class, SQLSTATE, constraint, table), never the driver's error with its SQL
@@ -149,6 +163,15 @@ export function toStoreError(err: unknown): TenantAuthError {
           cause: new StoreDriverError(err),
         });
       }
+    }
+    const code = codeOf(err);
+    if (code !== undefined && isInvalidValueSqlState(code)) {
+      return new TenantAuthError('validation_failed', 'The request is invalid.', {
+        cause: new StoreDriverError(err),
+        errors: [
+          { field: 'body', code: 'invalid_value', message: 'A value of the request cannot be stored.' },
+        ],
+      });
     }
     if (isUnavailable(err)) {
       return new TenantAuthError('unavailable', 'The database is not available.', {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
-import { MikroOrmSessionStore } from '../src/stores/mikro-orm-session-store.js';
 import { countRows, createTestPostgres, TEST_DATABASE_URL, type TestPostgres } from './support/databases.js';
 
 const NOW = new Date('2026-03-01T00:00:00.000Z');
@@ -22,8 +22,8 @@ describe.skipIf(!TEST_DATABASE_URL)('cleanup of 100,000 expired sessions on Post
       'run',
     );
     await conn.execute(
-      `insert into tenant_auth_user (id, tenant_id, email, password_hash, created_at)
-       values ('01943b7e-0000-7000-8000-000000000002', '01943b7e-0000-7000-8000-000000000001', 'bulk@example.com', 'x', now())`,
+      `insert into tenant_auth_user (id, tenant_id, email, password_hash, role, created_at)
+       values ('01943b7e-0000-7000-8000-000000000002', '01943b7e-0000-7000-8000-000000000001', 'bulk@example.com', 'x', 'owner', now())`,
       [],
       'run',
     );
@@ -58,7 +58,7 @@ describe.skipIf(!TEST_DATABASE_URL)('cleanup of 100,000 expired sessions on Post
 
   it('deletes them all in batches of at most the batch size, keeping the active ones', async () => {
     expect(await countRows(db.orm, 'tenant_auth_session')).toBe(EXPIRED + ACTIVE);
-    const store = new MikroOrmSessionStore(db.orm);
+    const store = createMikroOrmStores(db.orm).sessions;
     const batches: number[] = [];
     const started = performance.now();
     for (;;) {
@@ -88,7 +88,7 @@ describe.skipIf(!TEST_DATABASE_URL)('cleanup of 100,000 expired sessions on Post
       [NOW.toISOString()],
       'run',
     );
-    const store = new MikroOrmSessionStore(db.orm);
+    const store = createMikroOrmStores(db.orm).sessions;
     const cleaner = async (): Promise<number> => {
       let total = 0;
       for (;;) {

@@ -6,7 +6,7 @@ import { runStoreConformance } from 'tenant-auth-core/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
-import { openPglite, truncateTenantAuth } from './support/databases.js';
+import { createTenantWithOwner, openPglite, truncateTenantAuth } from './support/databases.js';
 
 let dir: string;
 let orm: MikroORM;
@@ -46,6 +46,8 @@ describe('PGlite persisted to a folder', () => {
       tenantId: tenant.id,
       email: 'ada@example.com',
       passwordHash: '$2b$12$abcdefghijklmnopqrstuv',
+      role: 'owner' as const,
+      emailVerified: false,
       createdAt: t0,
     };
     const session = {
@@ -68,16 +70,16 @@ describe('PGlite persisted to a folder', () => {
       rotatedAt: null,
     };
     const before = createMikroOrmStores(orm);
-    await before.tenantAuthStore.createTenantWithOwner({ tenant, user });
-    await before.sessionStore.create(session);
+    await createTenantWithOwner(before, { tenant, user });
+    await before.sessions.create(session);
 
     await orm.close(true);
     orm = await openPglite(dir);
 
     expect(await runTenantAuthMigrations(orm)).toEqual([]);
     const after = createMikroOrmStores(orm);
-    expect(await after.tenantAuthStore.findTenantById(tenant.id)).toEqual(tenant);
-    expect(await after.tenantAuthStore.findUserByEmail('ada@example.com')).toEqual(user);
-    expect(await after.sessionStore.findById(tenant.id, session.id)).toEqual(session);
+    expect(await after.tenants.findById(tenant.id)).toEqual(tenant);
+    expect(await after.users.findByEmail('ada@example.com')).toEqual(user);
+    expect(await after.sessions.findById(tenant.id, session.id)).toEqual(session);
   });
 });

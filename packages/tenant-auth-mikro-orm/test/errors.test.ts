@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
 import { tenantAuthEntities } from '../src/tenant-auth-entities.js';
-import { openPglite } from './support/databases.js';
+import {
+  createTenantWithOwner,
+  createTestPostgres,
+  openPglite,
+  TEST_DATABASE_URL,
+} from './support/databases.js';
 
 async function caught(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -35,12 +40,17 @@ describe('errors at the boundary', () => {
       pool: { max: 1 },
     });
     try {
-      const { tenantAuthStore, sessionStore } = createMikroOrmStores(orm);
+      const stores = createMikroOrmStores(orm);
       for (const attempt of [
-        () => tenantAuthStore.findUserByEmail('ada@example.com'),
-        () => sessionStore.listActiveForUser(randomUUID(), randomUUID(), new Date()),
+        () => stores.users.findByEmail('ada@example.com'),
+        () => stores.transaction((tx) => tx.tenants.findById(randomUUID())),
+        () => stores.sessions.listActiveForUser(randomUUID(), randomUUID(), new Date()),
         () =>
-          sessionStore.deleteExpired({ expiredBefore: new Date(), revokedBefore: new Date(), batchSize: 10 }),
+          stores.sessions.deleteExpired({
+            expiredBefore: new Date(),
+            revokedBefore: new Date(),
+            batchSize: 10,
+          }),
       ]) {
         const err = await caught(attempt());
         expect(isTenantAuthError(err, 'unavailable')).toBe(true);
@@ -53,16 +63,18 @@ describe('errors at the boundary', () => {
   });
 
   it('reports a taken email with a fixed message and the driver error as cause (PGlite)', async () => {
-    const { tenantAuthStore } = createMikroOrmStores(pglite);
+    const stores = createMikroOrmStores(pglite);
     const register = (slug: string) => {
       const tenantId = randomUUID();
-      return tenantAuthStore.createTenantWithOwner({
+      return createTenantWithOwner(stores, {
         tenant: { id: tenantId, slug, name: slug, createdAt: new Date() },
         user: {
           id: randomUUID(),
           tenantId,
           email: 'ada@example.com',
           passwordHash: 'x',
+          role: 'owner' as const,
+          emailVerified: false,
           createdAt: new Date(),
         },
       });
@@ -79,17 +91,19 @@ describe('errors at the boundary', () => {
   });
 
   it('keeps row values, password hash included, out of the whole error chain (PGlite)', async () => {
-    const { tenantAuthStore } = createMikroOrmStores(pglite);
+    const stores = createMikroOrmStores(pglite);
     const tenantId = randomUUID();
     // Breaks the lower-case email check: PostgreSQL's detail would say "Failing row contains (..., hash, ...)".
     const err = await caught(
-      tenantAuthStore.createTenantWithOwner({
+      createTenantWithOwner(stores, {
         tenant: { id: tenantId, slug: 'leaky', name: 'leaky', createdAt: new Date() },
         user: {
           id: randomUUID(),
           tenantId,
           email: 'UPPER@x.io',
           passwordHash: '$2b$12$SECRETHASHVALUE',
+          role: 'owner' as const,
+          emailVerified: false,
           createdAt: new Date(),
         },
       }),
@@ -103,13 +117,110 @@ describe('errors at the boundary', () => {
   });
 
   it('finds nothing, instead of failing, for ids that are not UUIDs', async () => {
-    const { tenantAuthStore, sessionStore } = createMikroOrmStores(pglite);
-    expect(await tenantAuthStore.findTenantById('not-a-uuid')).toBeNull();
-    expect(await tenantAuthStore.findUserById('x', 'y')).toBeNull();
-    expect(await sessionStore.findById('x', 'y')).toBeNull();
-    expect(await sessionStore.findByRefreshHash('x', 'a'.repeat(64))).toBeNull();
-    expect(await sessionStore.revoke('x', 'y', new Date())).toBe(false);
-    expect(await sessionStore.revokeAllForUser('x', 'y', new Date())).toBe(0);
-    expect(await sessionStore.listActiveForUser('x', 'y', new Date())).toEqual([]);
+    const { tenants, users, sessions } = createMikroOrmStores(pglite);
+    expect(await tenants.findById('not-a-uuid')).toBeNull();
+    expect(await users.findById('x', 'y')).toBeNull();
+    expect(await sessions.findById('x', 'y')).toBeNull();
+    expect(await sessions.findByRefreshHash('x', 'a'.repeat(64))).toBeNull();
+    expect(await sessions.revoke('x', 'y', new Date())).toBe(false);
+    expect(await sessions.revokeAllForUser('x', 'y', new Date())).toBe(0);
+    expect(await sessions.listActiveForUser('x', 'y', new Date())).toEqual([]);
   });
+
+  it('answers ids that are not UUIDs without asking the database (which here does not answer)', async () => {
+    const orm = new PostgresMikroORM({
+      entities: [...tenantAuthEntities],
+      clientUrl: 'postgres://postgres@127.0.0.1:1/nowhere',
+      pool: { max: 1 },
+    });
+    try {
+      const stores = createMikroOrmStores(orm);
+      const { tenants, users, oneTimeTokens, outbox, auditEvents } = stores;
+      const uuid = randomUUID();
+      const now = new Date();
+      expect(await tenants.delete('x')).toBe(false);
+      expect(await users.listByTenant('x')).toEqual([]);
+      expect(await users.countByRole('x', 'owner')).toBe(0);
+      expect(await users.setRole(uuid, 'y', 'admin')).toBe(false);
+      expect(await users.markEmailVerified('x', uuid)).toBe(false);
+      expect(await users.changeEmail('x', uuid, 'ada@example.com')).toBe(false);
+      expect(await users.delete(uuid, 'y')).toBe(false);
+      expect(await oneTimeTokens.listPending('x', 'invitation', now)).toEqual([]);
+      expect(await oneTimeTokens.revoke(uuid, 'invitation', 'y')).toBe(false);
+      expect(await oneTimeTokens.revokeForUser(uuid, 'y', 'password_reset')).toBe(0);
+      expect(await outbox.complete('x')).toBe(false);
+      expect(await outbox.retry('x', { nextAttemptAt: now, error: 'e' })).toBe(false);
+      expect(await outbox.bury('x', { at: now, error: 'e' })).toBe(false);
+      expect(await auditEvents.list('x', { limit: 10 })).toEqual([]);
+      expect(await auditEvents.list(uuid, { limit: 10, before: 'y' })).toEqual([]);
+      expect(await auditEvents.list(uuid, { limit: 10, userId: 'y' })).toEqual([]);
+      // Inside a transaction, only opening it needs the database.
+      expect(await errorCodeOf(stores.transaction((tx) => tx.tenants.lock('x')))).toBe('unavailable');
+      // and a real id does ask it
+      expect(await errorCodeOf(tenants.delete(uuid))).toBe('unavailable');
+    } finally {
+      await orm.close(true);
+    }
+  });
+});
+
+async function errorCodeOf(promise: Promise<unknown>): Promise<string> {
+  const err = await caught(promise);
+  return isTenantAuthError(err) ? err.code : String(err);
+}
+
+describe('a value the database refuses as data', () => {
+  const backends = [
+    { name: 'PGlite', open: () => openPglite() },
+    ...(TEST_DATABASE_URL
+      ? [
+          {
+            name: 'PostgreSQL',
+            open: async () => {
+              const db = await createTestPostgres();
+              dropLater.push(db.drop);
+              return db.orm;
+            },
+          },
+        ]
+      : []),
+  ];
+  const dropLater: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const drop of dropLater) await drop();
+  });
+
+  it.each(backends)(
+    'a NUL byte is validation_failed, not unavailable nor internal_error, on $name',
+    async ({ open }) => {
+      const orm = await open();
+      try {
+        await runTenantAuthMigrations(orm);
+        const stores = createMikroOrmStores(orm);
+        const tenantId = randomUUID();
+        const err = await caught(
+          createTenantWithOwner(stores, {
+            tenant: { id: tenantId, slug: 'nul-byte', name: 'Acme\u0000Corp', createdAt: new Date() },
+            user: {
+              id: randomUUID(),
+              tenantId,
+              email: 'nul@example.com',
+              passwordHash: 'x',
+              role: 'owner' as const,
+              emailVerified: false,
+              createdAt: new Date(),
+            },
+          }),
+        );
+        expect(isTenantAuthError(err, 'validation_failed')).toBe(true);
+        expect(err).toMatchObject({ errors: [{ field: 'body', code: 'invalid_value' }] });
+        expect((err as { cause?: { code?: string } }).cause?.code).toMatch(/^(22021|08P01)$/);
+        // Nothing was written, and the store still answers.
+        expect(await stores.tenants.findById(tenantId)).toBeNull();
+        expect(await stores.users.findByEmail('nul@example.com')).toBeNull();
+      } finally {
+        if (!dropLater.length) await orm.close(true);
+      }
+    },
+  );
 });

@@ -1,7 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { SessionStore, TransactionStores } from 'tenant-auth-core/store-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
-import { MikroOrmSessionStore } from '../src/stores/mikro-orm-session-store.js';
 import {
   createTestPostgres,
   openPostgres,
@@ -15,6 +17,9 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Index Cond'?: string;
+  'Scan Direction'?: string;
+  'Actual Rows'?: number;
   Plans?: PlanNode[];
 }
 
@@ -42,8 +47,9 @@ describe.skipIf(!TEST_DATABASE_URL)('query plans on PostgreSQL (5,000 sessions, 
       'run',
     );
     await conn.execute(
-      `insert into tenant_auth_user (id, tenant_id, email, password_hash, created_at)
-       select gen_random_uuid(), t.id, 'user-' || u || '@' || t.slug || '.example', 'x', now()
+      `insert into tenant_auth_user (id, tenant_id, email, password_hash, role, created_at)
+       select gen_random_uuid(), t.id, 'user-' || u || '@' || t.slug || '.example', 'x',
+         case when u = 1 then 'owner' else 'member' end, now()
        from tenant_auth_tenant t cross join generate_series(1, 5) u`,
       [],
       'run',
@@ -81,9 +87,9 @@ describe.skipIf(!TEST_DATABASE_URL)('query plans on PostgreSQL (5,000 sessions, 
   });
 
   /** Runs a store method, then EXPLAINs (without executing) the statement it sent. */
-  async function planOf(run: (store: MikroOrmSessionStore) => Promise<unknown>): Promise<PlanNode[]> {
+  async function planOf(run: (store: SessionStore) => Promise<unknown>): Promise<PlanNode[]> {
     captured.length = 0;
-    const store = new MikroOrmSessionStore(traced);
+    const store = createMikroOrmStores(traced).sessions;
     await run(store);
     const statement = captured.find((q) => /tenant_auth_session/.test(q.sql));
     if (!statement) throw new Error('no statement captured');
@@ -124,3 +130,172 @@ describe.skipIf(!TEST_DATABASE_URL)('query plans on PostgreSQL (5,000 sessions, 
     expect(indexes).toContain('tenant_auth_session_pkey');
   });
 });
+
+const AUDIT_EVENTS = 1_000_000;
+const AUDIT_USERS = 50;
+
+describe.skipIf(!TEST_DATABASE_URL)(
+  `query plans of the audit log on PostgreSQL (one tenant with ${AUDIT_EVENTS.toLocaleString('en')} events, analysed)`,
+  () => {
+    let db: TestPostgres;
+    let traced: MikroORM;
+    const captured: { sql: string; params: readonly unknown[] }[] = [];
+    const tenantId = '01943b7e-0000-7000-8000-0000000000a1';
+    const otherTenantId = '01943b7e-0000-7000-8000-0000000000a2';
+    /** The n-th user of the tenant (1..AUDIT_USERS), as the generated events name them. */
+    const userId = (n: number) => `01943b7e-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
+    let middleId: string;
+
+    beforeAll(async () => {
+      db = await createTestPostgres();
+      await runTenantAuthMigrations(db.orm);
+      const conn = db.orm.em.getConnection();
+      await conn.execute(
+        `insert into tenant_auth_tenant (id, slug, name, created_at) values (?, 'busy', 'Busy', now()), (?, 'quiet', 'Quiet', now())`,
+        [tenantId, otherTenantId],
+        'run',
+      );
+      // One INSERT ... SELECT: a million events of one tenant and 50,000 of another, one a second, with
+      // time-ordered ids as core makes them (UUIDv7: 48 bits of milliseconds, version 7, variant, then
+      // what would be random). Types are skewed as in life (mostly refreshes and logins); actors and
+      // subjects are 50 users; a few events have no actor.
+      const started = performance.now();
+      await conn.execute(
+        `insert into tenant_auth_audit_event (id, tenant_id, type, at, actor_id, subject_id, session_id, ip_address,
+           user_agent, request_id)
+         select
+           (lpad(to_hex(1767225600000 + n * 1000), 12, '0') || '70008' || lpad(to_hex(n), 15, '0'))::uuid,
+           case when n % 21 = 0 then ?::uuid else ?::uuid end,
+           (array['refreshed', 'refreshed', 'refreshed', 'login_succeeded', 'login_succeeded', 'login_failed',
+             'logout', 'session_revoked', 'password_changed', 'member_role_changed'])[1 + n % 10],
+           timestamptz '2026-01-01 00:00:00Z' + n * interval '1 second',
+           case when n % 50 = 0 then null else ('01943b7e-0000-7000-8000-' || lpad(to_hex(1 + n % ?), 12, '0'))::uuid end,
+           ('01943b7e-0000-7000-8000-' || lpad(to_hex(1 + (n / 7) % ?), 12, '0'))::uuid,
+           null, '203.0.113.7', 'Mozilla/5.0', 'req-' || n
+         from generate_series(1, ?) n`,
+        [otherTenantId, tenantId, AUDIT_USERS, AUDIT_USERS, AUDIT_EVENTS + AUDIT_EVENTS / 20],
+        'run',
+      );
+      const generated = performance.now() - started;
+      await conn.execute('analyze tenant_auth_audit_event', [], 'run');
+      console.log(
+        `audit log: ${(AUDIT_EVENTS + AUDIT_EVENTS / 20).toLocaleString('en')} events generated in ${(generated / 1000).toFixed(1)} s, analysed in ${((performance.now() - started - generated) / 1000).toFixed(1)} s`,
+      );
+      const middle = (await conn.execute(
+        `select id from tenant_auth_audit_event where tenant_id = ? order by id desc offset ? limit 1`,
+        [tenantId, AUDIT_EVENTS / 2],
+        'all',
+      )) as { id: string }[];
+      middleId = middle[0]?.id ?? '';
+      traced = await openPostgres(db.url, 2, {
+        onQuery: (sql, params) => {
+          captured.push({ sql, params });
+          return sql;
+        },
+      });
+    }, 300_000);
+
+    afterAll(async () => {
+      await traced?.close(true);
+      await db?.drop();
+    });
+
+    /**
+     * Runs a store method, then EXPLAINs the statement it sent: with ANALYZE for a SELECT (which changes
+     * nothing), without for anything else.
+     */
+    async function planOf(run: (stores: TransactionStores) => Promise<unknown>) {
+      captured.length = 0;
+      const result = await run(createMikroOrmStores(traced));
+      const statement = captured.find((q) => /tenant_auth_audit_event/.test(q.sql));
+      if (!statement) throw new Error('no statement captured');
+      const analyze = /^\s*select/i.test(statement.sql);
+      const rows = (await db.orm.em
+        .getConnection()
+        .execute(
+          `explain (${analyze ? 'analyze, ' : ''}format json) ${statement.sql}`,
+          [...statement.params],
+          'all',
+        )) as {
+        'QUERY PLAN': { Plan: PlanNode; 'Execution Time'?: number }[];
+      }[];
+      const explained = rows[0]?.['QUERY PLAN'][0];
+      if (!explained) throw new Error('no plan');
+      return { result, plan: nodes(explained.Plan), ms: explained['Execution Time'] ?? Number.NaN };
+    }
+
+    const eventScans = (plan: PlanNode[]) =>
+      plan.filter((n) => n['Relation Name'] === 'tenant_auth_audit_event' || n['Index Name'] !== undefined);
+
+    /** Every scan of the table goes through one of `indexes`, each led by tenant_id; none is sequential. */
+    function expectIndexScansOnly(plan: PlanNode[], indexes: string[], label: string, ms: number) {
+      const scans = eventScans(plan);
+      console.log(
+        `${label}: ${scans.map((n) => `${n['Node Type']}${n['Scan Direction'] ? ` ${n['Scan Direction']}` : ''} using ${n['Index Name']} (${n['Actual Rows']} rows)`).join(' + ')}; ${ms.toFixed(2)} ms`,
+      );
+      expect(scans.length).toBeGreaterThan(0);
+      expect(plan.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+      for (const scan of scans) {
+        expect(scan['Node Type']).toMatch(/^Index (Only )?Scan$/);
+        expect(indexes).toContain(scan['Index Name']);
+        expect(scan['Index Cond']).toMatch(/tenant_id = /);
+        // A page reads about a page of index entries per scan, not the tenant's million.
+        expect(scan['Actual Rows']).toBeLessThanOrEqual(50);
+      }
+    }
+
+    it('reads the first page backwards from the (tenant_id, id) primary key', async () => {
+      const { result, plan, ms } = await planOf((s) => s.auditEvents.list(tenantId, { limit: 50 }));
+      expect(result).toHaveLength(50);
+      expectIndexScansOnly(plan, ['tenant_auth_audit_event_pkey'], 'first page', ms);
+    });
+
+    it('starts a page after a given id from the same index', async () => {
+      const { result, plan, ms } = await planOf((s) =>
+        s.auditEvents.list(tenantId, { limit: 50, before: middleId }),
+      );
+      expect(result).toHaveLength(50);
+      expect((result as { id: string }[]).every((e) => e.id < middleId)).toBe(true);
+      expectIndexScansOnly(plan, ['tenant_auth_audit_event_pkey'], 'page before an id', ms);
+    });
+
+    it('filters by type through the (tenant_id, type, id) index', async () => {
+      const { result, plan, ms } = await planOf((s) =>
+        s.auditEvents.list(tenantId, { limit: 50, type: 'login_failed', before: middleId }),
+      );
+      expect(result).toHaveLength(50);
+      expectIndexScansOnly(plan, ['tenant_auth_audit_event_type_idx'], 'type-filtered page', ms);
+    });
+
+    it('filters by user through the actor and subject indexes, one page from each', async () => {
+      const { result, plan, ms } = await planOf((s) =>
+        s.auditEvents.list(tenantId, { limit: 50, userId: userId(7), before: middleId }),
+      );
+      expect(result).toHaveLength(50);
+      expectIndexScansOnly(
+        plan,
+        ['tenant_auth_audit_event_actor_idx', 'tenant_auth_audit_event_subject_idx'],
+        'user-filtered page',
+        ms,
+      );
+      const used = new Set(eventScans(plan).map((n) => n['Index Name']));
+      expect(used).toEqual(
+        new Set(['tenant_auth_audit_event_actor_idx', 'tenant_auth_audit_event_subject_idx']),
+      );
+    });
+
+    it('finds the events past retention through the at index and deletes them by primary key', async () => {
+      // EXPLAIN does not execute the DELETE; the store call before it deletes the oldest 100 events.
+      const { result, plan } = await planOf((s) =>
+        s.auditEvents.deleteOlderThan({ before: new Date('2026-01-02T00:00:00Z'), batchSize: 100 }),
+      );
+      expect(result).toBe(100);
+      expect(plan.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+      const indexes = new Set(plan.map((n) => n['Index Name']).filter((name) => name !== undefined));
+      console.log(
+        `retention batch: ${plan.map((n) => `${n['Node Type']}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`).join(' > ')}`,
+      );
+      expect(indexes).toEqual(new Set(['tenant_auth_audit_event_at_idx', 'tenant_auth_audit_event_pkey']));
+    });
+  },
+);

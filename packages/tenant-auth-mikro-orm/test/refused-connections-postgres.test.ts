@@ -28,8 +28,8 @@ describe.skipIf(!TEST_DATABASE_URL)('a PostgreSQL database that refuses connecti
   });
 
   it('answers unavailable (503), not internal_error, and recovers when connections are allowed again', async () => {
-    const { tenantAuthStore } = createMikroOrmStores(db.orm);
-    expect(await tenantAuthStore.findUserByEmail('ada@example.com')).toBeNull();
+    const { users } = createMikroOrmStores(db.orm);
+    expect(await users.findByEmail('ada@example.com')).toBeNull();
     await allowConnections(false);
     // Existing pooled connections survive ALTER DATABASE; end them so the pool must reconnect.
     await admin.em
@@ -43,13 +43,13 @@ describe.skipIf(!TEST_DATABASE_URL)('a PostgreSQL database that refuses connecti
     // Every one of them is unavailable, and the refusal itself must be among them.
     const causes: (string | undefined)[] = [];
     for (let i = 0; i < 40 && !causes.includes('55000'); i++) {
-      const err = await tenantAuthStore.findUserByEmail('ada@example.com').catch((e: unknown) => e);
+      const err = await users.findByEmail('ada@example.com').catch((e: unknown) => e);
       expect(isTenantAuthError(err, 'unavailable')).toBe(true);
       expect((err as Error).message).not.toMatch(/accepting|database "/);
       causes.push((err as { cause?: { code?: string } }).cause?.code);
     }
     expect(causes).toContain('55000');
     await allowConnections(true);
-    expect(await tenantAuthStore.findUserByEmail('ada@example.com')).toBeNull();
+    expect(await users.findByEmail('ada@example.com')).toBeNull();
   });
 });

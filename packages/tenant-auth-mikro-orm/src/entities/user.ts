@@ -4,7 +4,8 @@ import { TenantAuthTenant } from './tenant.js';
 /**
  * The user table, `tenant_auth_user`. The email is stored normalised (lower case) and is unique across
  * all tenants; a check constraint refuses any email that is not lower case, so the unique index on
- * `email` is also unique on `lower(email)`.
+ * `email` is also unique on `lower(email)`. `role` is `owner`, `admin` or `member` (a check constraint);
+`email_verified` defaults to false. Index: `(tenant_id, created_at)` (a tenant's members).
  *
  * @example
  * const user = await orm.em.fork().findOne(TenantAuthUser, { email: 'ada@example.com' });
@@ -28,6 +29,10 @@ export const TenantAuthUser = defineEntity({
       .unique('tenant_auth_user_email_unique')
       .check('((email = lower(email)) AND ((char_length(email) >= 3) AND (char_length(email) <= 254)))'),
     passwordHash: p.text().fieldName('password_hash'),
+    role: p.enum(['owner', 'admin', 'member']).fieldName('role'),
+    emailVerified: p.boolean().default(false).fieldName('email_verified'),
     createdAt: p.datetime().fieldName('created_at'),
   },
+  // A tenant's members, oldest first; also what the cascade from a deleted tenant looks users up by.
+  indexes: [{ name: 'tenant_auth_user_tenant_idx', properties: ['tenantId', 'createdAt'] }],
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { MikroORM as CoreMikroORM } from '@mikro-orm/core';
 import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
 import { MikroORM as PostgresMikroORM } from '@mikro-orm/postgresql';
+import type { Tenant, TenantAuthStores, User } from 'tenant-auth-core/store-kit';
 import { tenantAuthEntities } from '../../src/tenant-auth-entities.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -11,9 +12,12 @@ const schemaGenerator = { skipTables: ['tenant_auth_migrations'] };
 
 /** Empties the tenant-auth tables (stores must start over empty storage). */
 export async function truncateTenantAuth(orm: CoreMikroORM): Promise<void> {
-  await orm.em
-    .getConnection()
-    .execute('truncate table tenant_auth_session, tenant_auth_user, tenant_auth_tenant cascade', [], 'run');
+  await orm.em.getConnection().execute(
+    `truncate table tenant_auth_audit_event, tenant_auth_outbox_message, tenant_auth_one_time_token,
+         tenant_auth_session, tenant_auth_user, tenant_auth_tenant cascade`,
+    [],
+    'run',
+  );
 }
 
 /** Counts the rows of a table (test bookkeeping). */
@@ -78,4 +82,16 @@ export async function createTestPostgres(): Promise<TestPostgres> {
       await admin.close(true);
     },
   };
+}
+
+/** A tenant and its owner in one transaction, as registration writes them. */
+export async function createTenantWithOwner(
+  stores: TenantAuthStores,
+  input: { tenant: Tenant; user: User },
+): Promise<{ tenant: Tenant; user: User }> {
+  await stores.transaction(async (tx) => {
+    await tx.tenants.create(input.tenant);
+    await tx.users.create(input.user);
+  });
+  return input;
 }

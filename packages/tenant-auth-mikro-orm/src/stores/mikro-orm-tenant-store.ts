@@ -1,0 +1,70 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { isUuid, type Tenant, type TenantStore } from 'tenant-auth-core/store-kit';
+import { TenantAuthTenant } from '../entities/tenant.js';
+import { qualifiedTableName } from '../entity-manager-source.js';
+import { toStoreError } from '../to-store-error.js';
+import { TENANT_COLUMNS, type TenantRow, toTenant } from './rows.js';
+import { selectRows } from './sql.js';
+
+/**
+ * @internal `TenantStore` on MikroORM. `em()` gives a fresh fork for each operation, or the entity
+ * manager of the transaction the store is bound to. `lock` is `SELECT ... FOR UPDATE` on the tenant row,
+ * held until that transaction ends; `delete` is one `DELETE` whose foreign keys cascade to the tenant's
+ * users, sessions, one-time tokens and audit events.
+ */
+export function mikroOrmTenantStore(em: () => EntityManager): TenantStore {
+  return {
+    async create(tenant: Tenant) {
+      try {
+        await em().insert(TenantAuthTenant, {
+          id: tenant.id,
+          slug: tenant.slug,
+          name: tenant.name,
+          createdAt: tenant.createdAt,
+        });
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
+    async findById(tenantId) {
+      if (!isUuid(tenantId)) return null;
+      const scoped = em();
+      try {
+        // On every authenticated read of a tenant: one statement, no unit of work.
+        const [row] = await selectRows<TenantRow>(
+          scoped,
+          `select ${TENANT_COLUMNS} from ${qualifiedTableName(scoped, TenantAuthTenant)} where id = ?`,
+          [tenantId],
+        );
+        return row ? toTenant(row) : null;
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
+    async lock(tenantId) {
+      if (!isUuid(tenantId)) return false;
+      const scoped = em();
+      try {
+        const rows = await selectRows(
+          scoped,
+          // NO KEY UPDATE: lockers of the tenant wait for each other, but the foreign-key checks of every
+          // insert under the tenant (sessions, audit events: FOR KEY SHARE) do not wait for them, and a
+          // member removal cannot deadlock against a refresh.
+          `select id from ${qualifiedTableName(scoped, TenantAuthTenant)} where id = ? for no key update`,
+          [tenantId],
+        );
+        return rows.length === 1;
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
+    async delete(tenantId) {
+      if (!isUuid(tenantId)) return false;
+      try {
+        return (await em().nativeDelete(TenantAuthTenant, { id: tenantId })) === 1;
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
+  };
+}
