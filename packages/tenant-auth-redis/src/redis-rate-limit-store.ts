@@ -1,11 +1,13 @@
+import { TenantAuthError } from 'tenant-auth-core';
 import {
   checkHitOptions,
+  configurationError,
   SLIDING_LOG_ENTRY_CAP as ENTRY_CAP,
   type RateLimitHit,
+  type RateLimitHitOptions,
   type RateLimitStore,
   slidingLogSlotMs as slotMs,
-  TenantAuthError,
-} from 'tenant-auth-core';
+} from 'tenant-auth-core/store-kit';
 import { SLIDING_LOG_LUA, SLIDING_LOG_SHA } from './sliding-log-script.js';
 
 /**
@@ -51,12 +53,11 @@ const DOWN = new Set(['reconnecting', 'close', 'end', 'disconnecting']);
  *
  * @example
  * import { Redis } from 'ioredis';
- * import { createRateLimiter } from 'tenant-auth-core';
+ * import { createTenantAuth } from 'tenant-auth-core';
  * import { RedisRateLimitStore } from 'tenant-auth-redis';
  *
- * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
- * const store = new RedisRateLimitStore({ redis });
- * const limiter = createRateLimiter({ store, limit: 10, windowMs: 60_000, onStoreError: 'fail-closed' });
+ * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+ * const auth = createTenantAuth({ ...options, rateLimit: { store: new RedisRateLimitStore({ redis }) } });
  */
 export class RedisRateLimitStore implements RateLimitStore {
   readonly keyPrefix: string;
@@ -65,22 +66,29 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   constructor(options: RedisRateLimitStoreOptions) {
     const { redis, keyPrefix = 'tenant-auth:rl:', commandTimeoutMs = 500 } = options;
+    if (typeof redis?.evalsha !== 'function') {
+      throw configurationError(
+        'RedisRateLimitStore',
+        'redis',
+        'must be an ioredis client (Redis or Cluster)',
+      );
+    }
     if (!Number.isSafeInteger(commandTimeoutMs) || commandTimeoutMs < 1) {
-      throw new RangeError('commandTimeoutMs must be a positive integer');
+      throw configurationError('RedisRateLimitStore', 'commandTimeoutMs', 'must be a positive integer');
     }
     this.#redis = redis;
     this.keyPrefix = keyPrefix;
     this.commandTimeoutMs = commandTimeoutMs;
   }
 
-  async hit(key: string, options: { windowMs: number; now: number; cost?: number }): Promise<RateLimitHit> {
-    const { windowMs, now, cost } = checkHitOptions(options);
+  async hit(key: string, options: RateLimitHitOptions): Promise<RateLimitHit> {
+    const { windowMs, now, cost, limit } = checkHitOptions(options);
     if (DOWN.has(this.#redis.status)) {
       throw new TenantAuthError('unavailable', 'The rate-limit store is unavailable.', {
         cause: new Error(`Redis connection is ${this.#redis.status}`),
       });
     }
-    const args = [this.keyPrefix + key, now, windowMs, cost, slotMs(windowMs), ENTRY_CAP] as const;
+    const args = [this.keyPrefix + key, now, windowMs, cost, slotMs(windowMs), ENTRY_CAP, limit] as const;
     let reply: unknown;
     try {
       reply = await this.#withTimeout(

@@ -7,9 +7,11 @@ import { createHash } from 'node:crypto';
  * The key is a list of `"<timestamp>:<count>"` entries, oldest first, one per slot of `windowMs / 60`
  * (at most `ENTRY_CAP`). A hit whose slot is not newer than the newest entry's merges into it; the merged
  * entry expires with its latest hit. `PEXPIRE` is set to when the newest entry leaves the window, so Redis
- * drops an idle key by itself. With cost 0 the script writes nothing.
+ * drops an idle key by itself. With cost 0 the script writes nothing; a negative cost gives hits back,
+ * newest first; with a limit (>= 0) nothing is written when the count would exceed it.
  *
- * KEYS[1] the key; ARGV: now (ms), windowMs, cost, slotMs, entryCap. Returns `{ count, resetMs }`.
+ * KEYS[1] the key; ARGV: now (ms), windowMs, cost, slotMs, entryCap, limit (-1: none).
+ * Returns `{ count, resetMs }`: the count the hit makes, recorded or not.
  */
 export const SLIDING_LOG_LUA = `
 local key = KEYS[1]
@@ -18,6 +20,7 @@ local window = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
 local slot = tonumber(ARGV[4])
 local cap = tonumber(ARGV[5])
+local limit = tonumber(ARGV[6])
 local cutoff = now - window
 
 local raw = redis.call('LRANGE', key, 0, -1)
@@ -33,7 +36,32 @@ for i = 1, #raw do
   end
 end
 
-if cost > 0 then
+local before = 0
+for i = 1, #counts do before = before + counts[i] end
+
+if cost < 0 then
+  if drop > 0 then redis.call('LTRIM', key, drop, -1) end
+  local back = -cost
+  local n = #ts
+  while back > 0 and n > 0 do
+    local take = math.min(back, counts[n])
+    counts[n] = counts[n] - take
+    back = back - take
+    if counts[n] == 0 then
+      redis.call('RPOP', key)
+      table.remove(ts, n)
+      table.remove(counts, n)
+      n = n - 1
+    else
+      redis.call('LSET', key, -1, string.format('%d:%d', ts[n], counts[n]))
+    end
+  end
+  if n == 0 then redis.call('DEL', key) end
+elseif limit >= 0 and before + cost > limit then
+  local reset = 0
+  if before > 0 then reset = ts[1] + window - now end
+  return { before + cost, reset }
+elseif cost > 0 then
   if drop > 0 then redis.call('LTRIM', key, drop, -1) end
   local n = #ts
   if n > 0 and math.floor(now / slot) <= math.floor(ts[n] / slot) then

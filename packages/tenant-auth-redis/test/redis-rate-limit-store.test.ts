@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Redis, type RedisOptions } from 'ioredis';
-import { createRateLimiter, isTenantAuthError, ManualClock } from 'tenant-auth-core';
-import { runRateLimitStoreConformance } from 'tenant-auth-core/testing';
+import {
+  type Clock,
+  createMemoryStores,
+  createTenantAuth,
+  isTenantAuthError,
+  type RateLimitStore,
+} from 'tenant-auth-core';
+import { ManualClock, runRateLimitStoreConformance } from 'tenant-auth-core/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TcpProxy } from '../../../test-support/tcp-proxy.js';
 import { RedisRateLimitStore } from '../src/index.js';
-import { TcpProxy } from './tcp-proxy.js';
 
 const url = process.env.TEST_REDIS_URL;
 const MINUTE = 60_000;
@@ -41,6 +47,20 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
     createStore: () => new RedisRateLimitStore({ redis, keyPrefix: `${runPrefix}conformance:` }),
     test: { describe, it, expect, beforeEach, afterEach },
   });
+
+  const quiet = { error: () => {}, warn: () => {}, info: () => {} };
+
+  /** A TenantAuth whose budgets live in `store`: 10 strict and 300 general requests per minute. */
+  function authOn(store: RateLimitStore, clock?: Clock) {
+    return createTenantAuth({
+      stores: createMemoryStores(),
+      accessToken: { secret: 'redis-test-access-secret-0123456789' },
+      refreshSecret: 'redis-test-refresh-secret-0123456789',
+      rateLimit: { store, strict: 10, general: 300 },
+      logger: quiet,
+      ...(clock ? { clock } : {}),
+    });
+  }
 
   describe('on Redis', () => {
     let clock: ManualClock;
@@ -123,24 +143,21 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
       expect((await store.hit('k', { windowMs: MINUTE, now: now() })).count).toBe(2);
     });
 
-    it('two limiter instances on two clients enforce one global budget', async () => {
+    it('two instances on two clients enforce one global budget', async () => {
       fresh();
-      const limiters = [newClient(), newClient()].map((client) =>
-        createRateLimiter({
-          store: new RedisRateLimitStore({ redis: client, keyPrefix: prefix }),
-          limit: 10,
-          windowMs: MINUTE,
-          clock,
-          keyPrefix: 'auth:',
-        }),
+      const instances = [newClient(), newClient()].map((client) =>
+        authOn(new RedisRateLimitStore({ redis: client, keyPrefix: prefix }), clock),
       );
-      const results = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => limiters[i % 2]?.consume('ip:203.0.113.7')),
+      const client = { ipAddress: '203.0.113.7' };
+      const results = await Promise.allSettled(
+        Array.from({ length: 40 }, (_, i) => instances[i % 2]!.rateLimit('strict', client)),
       );
-      expect(results.filter((r) => r?.allowed)).toHaveLength(10);
-      for (const limiter of limiters) expect((await limiter?.consume('ip:203.0.113.7'))?.allowed).toBe(false);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+      for (const auth of instances) {
+        await expect(auth.rateLimit('strict', client)).rejects.toMatchObject({ code: 'rate_limited' });
+      }
       clock.advance(MINUTE);
-      expect((await limiters[1]?.consume('ip:203.0.113.7'))?.allowed).toBe(true);
+      expect(await instances[1]!.rateLimit('strict', client)).toMatchObject({ allowed: true });
     });
   });
 
@@ -208,30 +225,20 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
       client = newClient({ retryStrategy: () => 20 }, viaProxy());
       await once(client, 'ready');
       store = new RedisRateLimitStore({ redis: client, keyPrefix: `${runPrefix}${randomUUID()}:` });
-      const logger = { warn: () => {} };
-      const auth = createRateLimiter({
-        store,
-        limit: 10,
-        windowMs: MINUTE,
-        onStoreError: 'fail-closed',
-        logger,
-      });
-      const general = createRateLimiter({
-        store,
-        limit: 300,
-        windowMs: MINUTE,
-        onStoreError: 'fail-open',
-        logger,
-      });
+      const auth = authOn(store);
+      const from = { ipAddress: '1.2.3.4' };
       const reconnecting = once(client, 'reconnecting');
       await proxy.stop();
       await reconnecting;
-      await expect(auth.consume('ip:1.2.3.4')).rejects.toMatchObject({ code: 'unavailable', status: 503 });
-      expect((await general.consume('ip:1.2.3.4')).allowed).toBe(true);
+      await expect(auth.rateLimit('strict', from)).rejects.toMatchObject({
+        code: 'unavailable',
+        status: 503,
+      });
+      expect(await auth.rateLimit('general', from)).toMatchObject({ allowed: true });
       const ready = once(client, 'ready');
       await proxy.start();
       await ready;
-      expect(await auth.consume('ip:1.2.3.4')).toMatchObject({ allowed: true, remaining: 9 });
+      expect(await auth.rateLimit('strict', from)).toMatchObject({ allowed: true, remaining: 9 });
     });
 
     it('rejects with unavailable once the client has been quit', async () => {
