@@ -1,0 +1,73 @@
+import type { TokenSession, User } from './contract.generated.js';
+
+/**
+ * What the client knows of the signed-in session, in both modes: never a token. Times are milliseconds
+ * since the epoch, on the client's clock (computed from the server's lifetimes when the answer came, so
+ * a skewed clock does not matter).
+ *
+ * @example
+ * const state: SessionState | null = await client.getSession();
+ * if (state) greet(state.user.email);
+ */
+export interface SessionState {
+  user: User;
+  session: TokenSession;
+  /** When the access token expires. */
+  accessTokenExpiresAt: number;
+  /** When the refresh token expires: the session ends then unless it is refreshed before. */
+  refreshTokenExpiresAt: number;
+  /** When the tokens were received. */
+  receivedAt: number;
+}
+
+/**
+ * The tokens of bearer mode, as a {@link TokenStorage} keeps them: the {@link SessionState} plus the two
+ * JWTs.
+ *
+ * @example
+ * const tokens: Tokens | null = await storage.get();
+ */
+export interface Tokens extends SessionState {
+  accessToken: string;
+  refreshToken: string;
+}
+
+/**
+ * Where bearer mode keeps its tokens. The default, {@link memoryTokenStorage}, keeps them in this page or
+ * process only. An application that wants a session to survive a reload provides its own (IndexedDB,
+ * a native keychain, ...): tabs that share a storage share the session, and the client coordinates their
+ * refreshes so that none presents a refresh token another has already rotated.
+ *
+ * @example
+ * const storage: TokenStorage = {
+ *   async get() {
+ *     const text = localStorage.getItem('auth');
+ *     return text ? (JSON.parse(text) as Tokens) : null;
+ *   },
+ *   async set(tokens) {
+ *     if (tokens) localStorage.setItem('auth', JSON.stringify(tokens));
+ *     else localStorage.removeItem('auth');
+ *   },
+ * };
+ */
+export interface TokenStorage {
+  get(): Promise<Tokens | null>;
+  set(tokens: Tokens | null): Promise<void> | void;
+}
+
+/**
+ * A {@link TokenStorage} in memory: tokens live as long as the page or process, and no other tab sees
+ * them. The default of bearer mode.
+ *
+ * @example
+ * const client = createTenantAuthClient({ baseUrl, mode: 'bearer', storage: memoryTokenStorage() });
+ */
+export function memoryTokenStorage(): TokenStorage {
+  let current: Tokens | null = null;
+  return {
+    get: async () => current,
+    set: (tokens) => {
+      current = tokens;
+    },
+  };
+}
