@@ -1,94 +1,80 @@
 import Koa from 'koa';
-import { type Clock, createRateLimiter, type RateLimitStore, type TenantAuth } from 'tenant-auth-core';
-import { corsMiddleware, createAuthRouter, errorHandler, rateLimit } from 'tenant-auth-koa';
+import type { TenantAuth } from 'tenant-auth-core';
+import { createTenantAuthKoa, type TenantAuthKoa } from 'tenant-auth-koa';
+import { asConfigError } from './auth.js';
 import type { ServerConfig } from './config.js';
 import type { Logger } from './logger.js';
+import type { ServerMetrics } from './metrics.js';
+import { operationsRoutes } from './operations.js';
+import type { Readiness } from './readiness.js';
 import { requestLog } from './request-log.js';
+import { onlyTrustedProxies, parseTrustedProxies } from './trusted-proxies.js';
 
 export interface AppOptions {
   config: ServerConfig;
   auth: TenantAuth;
   logger: Logger;
-  rateLimitStore: RateLimitStore;
-  /** Resolves when the database answers; `/health` calls it on every request. */
+  /** Resolves when the database answers; `/health` calls it. */
   ping: () => Promise<unknown>;
-  clock?: Clock;
+  /** `/livez`, `/readyz`, `/metrics` at the root and the HTTP request metrics; none without. */
+  operations?: { readiness: Readiness; metrics: ServerMetrics };
 }
 
-/** Seconds a client is told to wait when `/health` answers 503. */
-const HEALTH_RETRY_AFTER_SECONDS = 5;
-
 /**
- * The Koa app of the reference server: request log, problem+json errors, CORS, rate limits and the
- * `/api/v1` routes of tenant-auth-koa, configured per environment as API.md says.
+ * The Koa app of the reference server: the operator's routes at the root (`/livez`, `/readyz`,
+ * `/metrics`, with `operations`), a request log, and tenant-auth through its one composition path
+ * under `/api/v1`, configured per environment as API.md says. Configuration only.
  *
- * @example const app = createApp({ config, auth, logger, rateLimitStore, ping: db.ping });
+ * @example const { app } = createApp({ config, auth, logger, ping: db.ping });
  */
-export function createApp(options: AppOptions): Koa {
-  const { config, auth, logger } = options;
-  const app = new Koa({ env: config.nodeEnv });
+export function createApp(options: AppOptions): { app: Koa; tenantAuth: TenantAuthKoa } {
+  const { config, auth, logger, operations } = options;
   // X-Forwarded-For is honoured only when proxies are trusted, and then only for exactly that many hops.
-  app.proxy = config.trustProxy > 0;
-  app.maxIpsCount = config.trustProxy;
+  const app = new Koa({ env: config.nodeEnv, proxy: config.trustProxy > 0, maxIpsCount: config.trustProxy });
   app.silent = true;
-
-  const windowMs = config.rateLimit.windowSeconds * 1000;
-  const clock = options.clock ? { clock: options.clock } : {};
-  const authLimiter = createRateLimiter({
-    store: options.rateLimitStore,
-    limit: config.rateLimit.authMax,
-    windowMs,
-    keyPrefix: 'auth:',
-    name: 'auth',
-    // The budget that guards credentials fails closed when its store is down.
-    onStoreError: 'fail-closed',
-    logger,
-    ...clock,
-  });
-  const generalLimiter = createRateLimiter({
-    store: options.rateLimitStore,
-    limit: config.rateLimit.max,
-    windowMs,
-    keyPrefix: 'general:',
-    name: 'general',
-    onStoreError: 'fail-open',
-    logger,
-    ...clock,
-  });
-
-  const router = createAuthRouter({
-    auth,
-    prefix: '/api/v1',
-    cookies: { secureNames: config.production },
-    allowedOrigins: config.corsOrigins,
-    health: {
-      retryAfterSeconds: HEALTH_RETRY_AFTER_SECONDS,
-      ping: async () => {
-        try {
-          await options.ping();
-        } catch (err) {
-          logger.warn({ event: 'health_degraded', err: errorSummary(err) }, 'database unavailable');
-          throw err;
-        }
+  const tenantAuth = asConfigError(() =>
+    createTenantAuthKoa({
+      auth,
+      prefix: '/api/v1',
+      production: config.production,
+      origins: config.origins,
+      logger,
+      health: {
+        retryAfterSeconds: 5,
+        ping: async () => {
+          try {
+            await options.ping();
+          } catch (err) {
+            logger.warn({ event: 'health_degraded', err: errorSummary(err) }, 'database unavailable');
+            throw err;
+          }
+        },
       },
-    },
-    openapi: { title: 'tenant-auth reference server', version: '1.0.0' },
-  });
-
-  app.use(requestLog(logger));
-  app.use(async (ctx, next) => {
-    // An API answers JSON only: no sniffing, no framing, no referrer leaking ids from URLs.
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    await next();
-  });
-  app.use(errorHandler({ logger }));
-  app.use(corsMiddleware({ origins: config.corsOrigins }));
-  app.use(rateLimit({ auth: authLimiter, general: generalLimiter, prefix: '/api/v1' }));
-  app.use(router.routes());
-  app.use(router.allowedMethods());
-  return app;
+      openapi: { title: 'tenant-auth reference server', version: '1.1.0' },
+      ...(operations ? { onResponse: operations.metrics.onResponse } : {}),
+    }),
+  );
+  // First: probes are answered before anything else runs, and are not in the request log.
+  if (operations) {
+    app.use(
+      operationsRoutes({
+        ...operations,
+        metricsToken: config.metricsToken,
+        production: config.production,
+        prefix: tenantAuth.prefix,
+      }),
+    );
+  }
+  if (config.trustedProxies !== undefined) {
+    const parsed = parseTrustedProxies(config.trustedProxies);
+    // parseConfig refused a bad list already.
+    if (parsed.ok) app.use(onlyTrustedProxies(parsed.list));
+  }
+  // Request lines carry only fields the request log sets (no header, body or token): they skip the
+  // redaction every other line goes through, which cost a tenth of a request.
+  app.use(requestLog(logger.child({}, { redact: { paths: [] } })));
+  app.use(tenantAuth.middleware());
+  return { app, tenantAuth };
 }
 
 /** Name, code and message of an error for the log; no stack, no parameters. */

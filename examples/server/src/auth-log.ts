@@ -14,13 +14,19 @@ export function authEventLogger(logger: Logger): (event: AuthEvent) => void {
     const request = currentRequest.getStore();
     const line = {
       event: event.type,
-      requestId: request?.requestId,
-      userId: event.userId,
+      requestId: event.requestId ?? request?.requestId,
       tenantId: event.tenantId,
+      actorId: event.actorId,
+      subjectId: event.subjectId,
       sessionId: event.sessionId,
       ip: event.ipAddress ?? request?.ip,
-      reason: event.reason,
-      count: event.count,
+      ...(event.type === 'login_failed' ? { reason: event.reason } : {}),
+      ...(event.type === 'sessions_revoked' ? { count: event.count } : {}),
+      ...(event.type === 'rate_limited' ? { budget: event.budget } : {}),
+      ...(event.type === 'member_role_changed' ? { role: event.role, previousRole: event.previousRole } : {}),
+      ...(event.type === 'invitation_created' || event.type === 'invitation_accepted'
+        ? { role: event.role }
+        : {}),
     };
     if (event.type === 'replay_detected') logger.warn(line, 'refresh token replay detected; session revoked');
     else if (event.type === 'login_failed') logger.info(line, 'login failed');

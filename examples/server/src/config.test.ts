@@ -1,13 +1,19 @@
+import { createMemoryStores } from 'tenant-auth-core';
 import { describe, expect, it } from 'vitest';
+import { createApp } from './app.js';
+import { createAuth } from './auth.js';
 import { ConfigError, DEFAULT_DATA_DIR, describeDatabase, parseConfig } from './config.js';
 
-const SECRET = 'a'.repeat(32);
-const REFRESH = 'b'.repeat(32);
+const SECRET = 'q3Z8vJx1Wm4pT0bL6yN2rK9sD5hF7gC3aE1uI8oV4wX';
+const REFRESH = 'Hn2Lk7Qw9Ep4Rt1Yu6Io3Pa8Sd5Fg0Jh2Kl9Zx7Cv4Bm';
 const production = {
   NODE_ENV: 'production',
   JWT_SECRET: SECRET,
   JWT_REFRESH_SECRET: REFRESH,
   CORS_ORIGINS: 'https://app.example.com',
+  APP_URL: 'https://app.example.com',
+  SMTP_URL: 'smtp://mailer:secret@smtp.example.com:587',
+  MAIL_FROM: 'Example <no-reply@example.com>',
 };
 
 function issues(env: Record<string, string | undefined>) {
@@ -30,12 +36,18 @@ describe('parseConfig', () => {
     expect(c.dataDir).toBe(DEFAULT_DATA_DIR);
     expect(DEFAULT_DATA_DIR).toMatch(/examples\/server\/data$/);
     expect(c.jwt).toMatchObject({ secret: undefined, refreshSecret: undefined, accessAlgorithm: 'HS256' });
-    expect(c.corsOrigins).toEqual(['http://localhost:5173', 'http://localhost:3000']);
+    expect(c.origins).toEqual(['http://localhost:5173', 'http://localhost:3000']);
     expect(c.trustProxy).toBe(0);
     expect(c.redisUrl).toBeUndefined();
-    expect(c.rateLimit).toEqual({ windowSeconds: 60, authMax: 10, max: 300, loginFailuresPerAccount: 10 });
-    expect(c.bcryptCost).toBe(12);
-    expect(c.refreshReuseGraceSeconds).toBe(10);
+    // Unset: tenant-auth's own defaults apply (10, 300, 10 per 60 s, cost 12, grace 10 s).
+    expect(c.rateLimit).toEqual({
+      windowSeconds: undefined,
+      strict: undefined,
+      general: undefined,
+      account: undefined,
+    });
+    expect(c.bcryptCost).toBeUndefined();
+    expect(c.refreshReuseGraceSeconds).toBeUndefined();
     expect(c.logLevel).toBe('info');
     expect(c.checkSessionOnVerify).toBe(false);
     expect(c.shutdownTimeoutMs).toBe(10_000);
@@ -67,10 +79,10 @@ describe('parseConfig', () => {
       nodeEnv: 'test',
       database: { kind: 'postgres', url: 'postgres://u:p@db:5432/app' },
       jwt: { secret: SECRET, refreshSecret: REFRESH },
-      corsOrigins: ['https://a.example.com', 'http://localhost:8080'],
+      origins: ['https://a.example.com', 'http://localhost:8080'],
       trustProxy: 2,
       redisUrl: 'redis://cache:6379',
-      rateLimit: { windowSeconds: 30, authMax: 5, max: 100, loginFailuresPerAccount: 3 },
+      rateLimit: { windowSeconds: 30, strict: 5, general: 100, account: 3 },
       bcryptCost: 4,
       refreshReuseGraceSeconds: 0,
       logLevel: 'debug',
@@ -92,7 +104,7 @@ describe('parseConfig', () => {
   it('accepts a complete production configuration', () => {
     const c = parseConfig(production);
     expect(c.production).toBe(true);
-    expect(c.corsOrigins).toEqual(['https://app.example.com']);
+    expect(c.origins).toEqual(['https://app.example.com']);
   });
 
   it('accepts http origins, memory: and a low bcrypt cost outside production', () => {
@@ -102,16 +114,23 @@ describe('parseConfig', () => {
       BCRYPT_COST: '4',
     });
     expect(c).toMatchObject({
-      corsOrigins: ['http://localhost:5173'],
+      origins: ['http://localhost:5173'],
       database: { kind: 'memory' },
       bcryptCost: 4,
     });
     expect(parseConfig({ ...production, BCRYPT_COST: '10' }).bcryptCost).toBe(10);
   });
 
-  it('refuses production without secrets or origins, naming each variable', () => {
+  it('refuses production without secrets, origins or mail settings, naming each variable', () => {
     const found = issues({ NODE_ENV: 'production' });
-    expect(found.map((i) => i.variable).sort()).toEqual(['CORS_ORIGINS', 'JWT_REFRESH_SECRET', 'JWT_SECRET']);
+    expect(found.map((i) => i.variable).sort()).toEqual([
+      'APP_URL',
+      'CORS_ORIGINS',
+      'JWT_REFRESH_SECRET',
+      'JWT_SECRET',
+      'MAIL_FROM',
+      'SMTP_URL',
+    ]);
     expect(found.find((i) => i.variable === 'JWT_SECRET')?.message).toMatch(
       /required when NODE_ENV=production/,
     );
@@ -122,6 +141,32 @@ describe('parseConfig', () => {
     }
   });
 
+  it('reads the mail settings, with development defaults, and refuses http links and bad URLs in production', () => {
+    expect(parseConfig({}).mail).toEqual({
+      appUrl: 'http://localhost:5173',
+      smtpUrl: undefined,
+      from: 'tenant-auth <no-reply@localhost>',
+    });
+    const config = parseConfig({ ...production, INVITATION_TTL_SECONDS: '3600', AUDIT_RETENTION_DAYS: '30' });
+    expect(config.mail).toEqual({
+      appUrl: 'https://app.example.com',
+      smtpUrl: 'smtp://mailer:secret@smtp.example.com:587',
+      from: 'Example <no-reply@example.com>',
+    });
+    expect(config.invitationTtlSeconds).toBe(3600);
+    expect(config.auditRetentionDays).toBe(30);
+    expect(issues({ ...production, APP_URL: 'http://app.example.com' })).toEqual([
+      { variable: 'APP_URL', message: 'must use https when NODE_ENV=production' },
+    ]);
+    const bad = issues({
+      SMTP_URL: 'http://user:hunter2@mail.example.com',
+      APP_URL: 'ftp://x',
+      AUDIT_RETENTION_DAYS: '0',
+    });
+    expect(bad.map((i) => i.variable).sort()).toEqual(['APP_URL', 'AUDIT_RETENTION_DAYS', 'SMTP_URL']);
+    expect(JSON.stringify(bad)).not.toContain('hunter2');
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'PORT', /integer from 0 to 65535/],
     [{ PORT: '70000' }, 'PORT', /integer from 0 to 65535/],
@@ -130,9 +175,6 @@ describe('parseConfig', () => {
     [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL', /postgres:\/\//],
     [{ DATABASE_URL: 'postgres://' }, 'DATABASE_URL', /with a host/],
     [{ DATABASE_URL: 'postgres://u:p@ss word@/db' }, 'DATABASE_URL', /^(?!.*ss word)/],
-    [{ JWT_SECRET: 'short', JWT_REFRESH_SECRET: REFRESH }, 'JWT_SECRET', /at least 32 bytes \(got 5\)/],
-    [{ ...production, JWT_REFRESH_SECRET: 'short' }, 'JWT_REFRESH_SECRET', /at least 32 bytes/],
-    [{ ...production, JWT_REFRESH_SECRET: SECRET }, 'JWT_REFRESH_SECRET', /must differ from JWT_SECRET/],
     [{ JWT_SECRET: SECRET }, 'JWT_REFRESH_SECRET', /together/],
     [{ JWT_ACCESS_ALGORITHM: 'RS256' }, 'JWT_ACCESS_ALGORITHM', /HS256, EdDSA or ES256/],
     [{ JWT_ACCESS_ALGORITHM: 'EdDSA' }, 'JWT_PRIVATE_KEY_FILE', /required with JWT_ACCESS_ALGORITHM=EdDSA/],
@@ -164,19 +206,59 @@ describe('parseConfig', () => {
     [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY', /integer/],
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL', /redis:\/\//],
     [{ REDIS_URL: 'redis://' }, 'REDIS_URL', /with a host/],
-    [{ RATE_LIMIT_WINDOW_SECONDS: '0' }, 'RATE_LIMIT_WINDOW_SECONDS', /integer from 1/],
     [{ RATE_LIMIT_AUTH_MAX: 'ten' }, 'RATE_LIMIT_AUTH_MAX', /integer/],
-    [{ RATE_LIMIT_MAX: '0' }, 'RATE_LIMIT_MAX', /integer from 1/],
-    [{ LOGIN_FAILURES_PER_ACCOUNT: '0' }, 'LOGIN_FAILURES_PER_ACCOUNT', /integer from 1/],
-    [{ BCRYPT_COST: '3' }, 'BCRYPT_COST', /integer from 4 to 31/],
-    [{ BCRYPT_COST: '32' }, 'BCRYPT_COST', /integer from 4 to 31/],
-    [{ REFRESH_REUSE_GRACE_SECONDS: '-1' }, 'REFRESH_REUSE_GRACE_SECONDS', /integer from 0/],
+    [{ BCRYPT_COST: '12.5' }, 'BCRYPT_COST', /integer/],
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL', /one of fatal, error, warn, info/],
     [{ CHECK_SESSION_ON_VERIFY: 'yes' }, 'CHECK_SESSION_ON_VERIFY', /true or false/],
     [{ SHUTDOWN_TIMEOUT_SECONDS: 'x' }, 'SHUTDOWN_TIMEOUT_SECONDS', /integer/],
   ] as const)('refuses %o naming %s', (env, variable, message) => {
     const found = issues(env);
     expect(found).toContainEqual({ variable, message: expect.stringMatching(message) });
+  });
+
+  it.each([
+    ['32 times the same letter', 'a'.repeat(32)],
+    ['32 spaces', ' '.repeat(32)],
+    ['a short word repeated', 'changeme'.repeat(4)],
+    ['a placeholder', 'your-jwt-secret-goes-here-0123456789'],
+    ['two characters repeated', 'ab'.repeat(40)],
+  ])('refuses %s as a production secret, and says how to make one', (_name, weak) => {
+    const found = issues({ ...production, JWT_SECRET: weak });
+    expect(found).toEqual([
+      {
+        variable: 'JWT_SECRET',
+        message: expect.stringMatching(
+          /when NODE_ENV=production \(generate one with: node -e .*randomBytes\(32\)/,
+        ),
+      },
+    ]);
+  });
+
+  it('accepts weak secrets outside production (tenant-auth still wants 32 bytes)', () => {
+    expect(parseConfig({ JWT_SECRET: 'a'.repeat(32), JWT_REFRESH_SECRET: 'b'.repeat(32) }).jwt.secret).toBe(
+      'a'.repeat(32),
+    );
+  });
+
+  it('listens on loopback in development and on every interface in production, unless HOST says otherwise', () => {
+    expect(parseConfig({}).host).toBe('127.0.0.1');
+    expect(parseConfig(production).host).toBe('::');
+    expect(parseConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(issues({ HOST: 'example.com' })).toEqual([
+      { variable: 'HOST', message: expect.stringMatching(/IP address/) },
+    ]);
+  });
+
+  it('reads TRUSTED_PROXIES as addresses and CIDRs, naming the entries that are not', () => {
+    expect(parseConfig({ TRUSTED_PROXIES: '10.0.0.0/8, ::1, 192.168.1.7' }).trustedProxies).toBe(
+      '10.0.0.0/8, ::1, 192.168.1.7',
+    );
+    expect(issues({ TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal,10.1.0.0/33' })).toEqual([
+      {
+        variable: 'TRUSTED_PROXIES',
+        message: 'holds entries that are not addresses or CIDRs: proxy.internal, 10.1.0.0/33',
+      },
+    ]);
   });
 
   it('treats empty variables as unset', () => {
@@ -191,6 +273,53 @@ describe('parseConfig', () => {
   });
 });
 
+describe('the values tenant-auth checks, reported by variable when the server is composed', () => {
+  const parts = () => ({
+    stores: createMemoryStores(),
+    accessToken: { secret: SECRET },
+    refreshSecret: REFRESH,
+    rateLimitStore: undefined,
+    onEvent: () => {},
+    mailer: { send: async () => {} },
+    logger: { error: () => {}, warn: () => {}, info: () => {} } as never,
+  });
+
+  function composeIssues(
+    env: Record<string, string>,
+    secrets: { secret?: string; refreshSecret?: string } = {},
+  ) {
+    const config = parseConfig(env);
+    try {
+      const auth = createAuth(config, {
+        ...parts(),
+        accessToken: { secret: secrets.secret ?? SECRET },
+        refreshSecret: secrets.refreshSecret ?? REFRESH,
+      });
+      createApp({ config, auth, logger: parts().logger, ping: async () => {} });
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as ConfigError).issues;
+    }
+    throw new Error('expected a ConfigError');
+  }
+
+  it.each([
+    [{}, { secret: 'short' }, 'JWT_SECRET', /^must be at least 32 bytes \(got 5\)$/],
+    [{}, { refreshSecret: 'short' }, 'JWT_REFRESH_SECRET', /at least 32 bytes/],
+    [{}, { refreshSecret: SECRET }, 'JWT_REFRESH_SECRET', /^must differ from JWT_SECRET$/],
+    [{ RATE_LIMIT_WINDOW_SECONDS: '0' }, {}, 'RATE_LIMIT_WINDOW_SECONDS', /integer from 1/],
+    [{ RATE_LIMIT_AUTH_MAX: '0' }, {}, 'RATE_LIMIT_AUTH_MAX', /integer >= 1/],
+    [{ RATE_LIMIT_MAX: '0' }, {}, 'RATE_LIMIT_MAX', /integer >= 1/],
+    [{ LOGIN_FAILURES_PER_ACCOUNT: '0' }, {}, 'LOGIN_FAILURES_PER_ACCOUNT', /integer >= 1/],
+    [{ BCRYPT_COST: '3' }, {}, 'BCRYPT_COST', /integer from 4 to 31/],
+    [{ BCRYPT_COST: '32' }, {}, 'BCRYPT_COST', /integer from 4 to 31/],
+    [{ REFRESH_REUSE_GRACE_SECONDS: '-1' }, {}, 'REFRESH_REUSE_GRACE_SECONDS', /integer from 0 to 60/],
+    [{ REFRESH_REUSE_GRACE_SECONDS: '61' }, {}, 'REFRESH_REUSE_GRACE_SECONDS', /integer from 0 to 60/],
+  ] as const)('refuses %o %o naming %s', (env, secrets, variable, message) => {
+    expect(composeIssues(env, secrets)).toEqual([{ variable, message: expect.stringMatching(message) }]);
+  });
+});
+
 describe('describeDatabase', () => {
   it('names the database without a password', () => {
     expect(describeDatabase({ kind: 'pglite', dataDir: '/srv/app/data/pglite' }, '/srv/app')).toBe(
@@ -200,5 +329,26 @@ describe('describeDatabase', () => {
     expect(describeDatabase({ kind: 'postgres', url: 'postgres://u:secret@db:5433/app' })).toBe(
       'PostgreSQL at db:5433/app',
     );
+  });
+});
+
+describe('METRICS_TOKEN', () => {
+  it('is unset by default and read as given', () => {
+    expect(parseConfig({}).metricsToken).toBeUndefined();
+    expect(parseConfig({ METRICS_TOKEN: '' }).metricsToken).toBeUndefined();
+    expect(parseConfig({ METRICS_TOKEN: 'abc-DEF_123.~+/==' }).metricsToken).toBe('abc-DEF_123.~+/==');
+    expect(parseConfig({ ...production, METRICS_TOKEN: SECRET }).metricsToken).toBe(SECRET);
+  });
+
+  it.each([
+    ['a space', {}, 'two words'],
+    ['a quote', {}, 'tok"en'],
+    ['padding in the middle', {}, 'ab=cd'],
+    ['a weak token in production', production, 'metrics'.repeat(5)],
+    ['a placeholder in production', production, `change-me-${SECRET}`],
+  ])('refuses %s, without repeating it', (_name, env, token) => {
+    const found = issues({ ...env, METRICS_TOKEN: token });
+    expect(found).toEqual([{ variable: 'METRICS_TOKEN', message: expect.any(String) }]);
+    expect(found[0]?.message).not.toContain(token);
   });
 });

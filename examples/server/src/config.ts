@@ -1,6 +1,10 @@
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEVELOPMENT_ORIGINS, originProblem } from 'tenant-auth-koa';
 import { z } from 'zod';
+import { secretStrengthProblem } from './secret-strength.js';
+import { parseTrustedProxies } from './trusted-proxies.js';
 
 /** The environments the server knows; `test` behaves like `development`. */
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -30,27 +34,58 @@ export interface ServerConfig {
     privateKeyFile: string | undefined;
     publicKeyFile: string | undefined;
   };
-  corsOrigins: string[];
+  /** The exact web origins allowed by CORS and the CSRF rule (`CORS_ORIGINS`). */
+  origins: string[];
   /** Number of trusted proxy hops in front of the server. */
   trustProxy: number;
+  /** `TRUSTED_PROXIES`: the peers whose `X-Forwarded-For` is honoured; unset: any peer (as in 1.0). */
+  trustedProxies: string | undefined;
+  /** The interface to listen on: `HOST`, or loopback in development and every interface in production. */
+  host: string;
   redisUrl: string | undefined;
+  /**
+   * The tenant-auth settings of the environment, `undefined` when unset: tenant-auth's own defaults then
+   * apply, and tenant-auth validates the values when the server is composed (see `auth.ts`).
+   */
   rateLimit: {
-    windowSeconds: number;
-    authMax: number;
-    max: number;
-    loginFailuresPerAccount: number;
+    windowSeconds: number | undefined;
+    strict: number | undefined;
+    network: number | undefined;
+    general: number | undefined;
+    account: number | undefined;
   };
-  bcryptCost: number;
-  refreshReuseGraceSeconds: number;
+  bcryptCost: number | undefined;
+  refreshReuseGraceSeconds: number | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Check on every request that the access token's session is still active. */
   checkSessionOnVerify: boolean;
   /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
   shutdownTimeoutMs: number;
+  /**
+   * `SHUTDOWN_DRAIN_SECONDS`: how long the server keeps serving, `/readyz` answering 503, before it stops
+   * accepting connections, so a load balancer sees it not ready and drains it first.
+   */
+  shutdownDrainMs: number;
+  mail: {
+    /** `APP_URL`: the web application the links in emails open. */
+    appUrl: string;
+    /** `SMTP_URL`; unset in development: each message is written to the log instead. */
+    smtpUrl: string | undefined;
+    /** `MAIL_FROM`. */
+    from: string;
+  };
+  /** `INVITATION_TTL_SECONDS`; tenant-auth's default (7 days) when unset. */
+  invitationTtlSeconds: number | undefined;
+  /** `AUDIT_RETENTION_DAYS`. */
+  auditRetentionDays: number;
+  /** `METRICS_TOKEN`: the bearer token `/metrics` requires; unset: open in development, absent in production. */
+  metricsToken: string | undefined;
 }
 
-/** The allowed origins in development when `CORS_ORIGINS` is unset (API.md). */
-export const DEVELOPMENT_ORIGINS = ['http://localhost:5173', 'http://localhost:3000'] as const;
+/** Where the links of development emails point: the example web application's dev server. */
+export const DEFAULT_APP_URL = 'http://localhost:5173';
+/** The sender of development emails. */
+export const DEFAULT_MAIL_FROM = 'tenant-auth <no-reply@localhost>';
 
 /** The server package's own `data/` folder (gitignored). */
 export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../data', import.meta.url));
@@ -99,6 +134,24 @@ const integer = (name: string, min: number, max: number, fallback: number) =>
       }),
   );
 
+/** An integer, or `undefined` when unset; its range is tenant-auth's to check. */
+const optionalInteger = (name: string) =>
+  z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string({ error: `${name} must be an integer` })
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const text = v.trim();
+        if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+          ctx.addIssue({ code: 'custom', message: `must be an integer (got "${text}")` });
+          return z.NEVER;
+        }
+        return Number(text);
+      }),
+  );
+
 const booleanFlag = (fallback: boolean) =>
   z.preprocess(
     (v) => (v === undefined || v === '' ? String(fallback) : String(v).toLowerCase()),
@@ -108,22 +161,6 @@ const booleanFlag = (fallback: boolean) =>
   );
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-/** Parses one `CORS_ORIGINS` entry; returns a message when it is not an exact origin. */
-function originProblem(entry: string): string | null {
-  if (entry === '*' || entry === 'null') return `"${entry}" is not allowed; list exact origins`;
-  let url: URL;
-  try {
-    url = new URL(entry);
-  } catch {
-    return `"${entry}" is not a URL origin such as https://app.example.com`;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `"${entry}" must use http or https`;
-  if (url.origin !== entry) {
-    return `"${entry}" is not an exact origin (scheme://host[:port], no path or trailing slash; did you mean ${url.origin}?)`;
-  }
-  return null;
-}
 
 /** Whether `value` parses as a URL with one of `protocols` and a host. */
 function isUrl(value: string, protocols: string[]): boolean {
@@ -138,6 +175,10 @@ function isUrl(value: string, protocols: string[]): boolean {
 
 const schema = z.object({
   PORT: integer('PORT', 0, 65535, 4000),
+  HOST: optionalString.refine(
+    (v) => v === undefined || isIP(v) !== 0 || v === 'localhost',
+    'must be an IP address to listen on (0.0.0.0 or :: for every interface), or localhost',
+  ),
   NODE_ENV: z.preprocess(
     (v) => (v === undefined || v === '' ? 'development' : v),
     z.enum(['development', 'production', 'test'], { error: 'must be development, production or test' }),
@@ -158,23 +199,57 @@ const schema = z.object({
   JWT_PUBLIC_KEY_FILE: optionalString,
   CORS_ORIGINS: optionalString,
   TRUST_PROXY: integer('TRUST_PROXY', 0, 32, 0),
+  TRUSTED_PROXIES: optionalString.superRefine((v, ctx) => {
+    if (v === undefined) return;
+    const parsed = parseTrustedProxies(v);
+    if (!parsed.ok)
+      ctx.addIssue({
+        code: 'custom',
+        message: `holds entries that are not addresses or CIDRs: ${parsed.bad.join(', ')}`,
+      });
+    else if (v.split(',').every((e) => e.trim() === ''))
+      ctx.addIssue({ code: 'custom', message: 'lists no address' });
+  }),
   REDIS_URL: optionalString.refine(
     (v) => v === undefined || isUrl(v, ['redis:', 'rediss:']),
     'must be a redis:// or rediss:// URL with a host',
   ),
-  RATE_LIMIT_WINDOW_SECONDS: integer('RATE_LIMIT_WINDOW_SECONDS', 1, 86_400, 60),
-  RATE_LIMIT_AUTH_MAX: integer('RATE_LIMIT_AUTH_MAX', 1, 1_000_000, 10),
-  RATE_LIMIT_MAX: integer('RATE_LIMIT_MAX', 1, 1_000_000, 300),
-  LOGIN_FAILURES_PER_ACCOUNT: integer('LOGIN_FAILURES_PER_ACCOUNT', 1, 1_000_000, 10),
-  BCRYPT_COST: integer('BCRYPT_COST', 4, 31, 12),
-  REFRESH_REUSE_GRACE_SECONDS: integer('REFRESH_REUSE_GRACE_SECONDS', 0, 300, 10),
+  RATE_LIMIT_WINDOW_SECONDS: optionalInteger('RATE_LIMIT_WINDOW_SECONDS'),
+  RATE_LIMIT_AUTH_MAX: optionalInteger('RATE_LIMIT_AUTH_MAX'),
+  RATE_LIMIT_NETWORK_MAX: optionalInteger('RATE_LIMIT_NETWORK_MAX'),
+  RATE_LIMIT_MAX: optionalInteger('RATE_LIMIT_MAX'),
+  LOGIN_FAILURES_PER_ACCOUNT: optionalInteger('LOGIN_FAILURES_PER_ACCOUNT'),
+  BCRYPT_COST: optionalInteger('BCRYPT_COST'),
+  REFRESH_REUSE_GRACE_SECONDS: optionalInteger('REFRESH_REUSE_GRACE_SECONDS'),
   LOG_LEVEL: z.preprocess(
     (v) => (v === undefined || v === '' ? 'info' : v),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
   ),
   CHECK_SESSION_ON_VERIFY: booleanFlag(false),
   SHUTDOWN_TIMEOUT_SECONDS: integer('SHUTDOWN_TIMEOUT_SECONDS', 0, 600, 10),
+  SHUTDOWN_DRAIN_SECONDS: integer('SHUTDOWN_DRAIN_SECONDS', 0, 300, 0),
+  APP_URL: optionalString.refine(
+    (v) => v === undefined || isUrl(v, ['http:', 'https:']),
+    'must be an http:// or https:// URL (the web application the links in emails open)',
+  ),
+  // The message never repeats the value: it may hold a password.
+  SMTP_URL: optionalString.refine(
+    (v) => v === undefined || isUrl(v, ['smtp:', 'smtps:']),
+    'must be an smtp:// or smtps:// URL with a host (smtp://user:pass@host:587)',
+  ),
+  MAIL_FROM: optionalString,
+  INVITATION_TTL_SECONDS: optionalInteger('INVITATION_TTL_SECONDS'),
+  AUDIT_RETENTION_DAYS: integer('AUDIT_RETENTION_DAYS', 1, 3650, 90),
+  // Sent as `Authorization: Bearer <token>`: only the characters of an RFC 6750 bearer token.
+  METRICS_TOKEN: optionalString.refine(
+    (v) => v === undefined || /^[A-Za-z0-9._~+/-]+=*$/.test(v),
+    'must be a bearer token: letters, digits and - . _ ~ + / (then any = padding), no spaces',
+  ),
 });
+
+/** How to make a good secret, said wherever a secret is refused. */
+const GENERATE_SECRET =
+  "generate one with: node -e \"console.log(require('node:crypto').randomBytes(32).toString('base64url'))\"";
 
 /**
  * Rules that span several variables. They read the raw strings, so they are reported together with
@@ -192,18 +267,17 @@ function crossChecks(raw: Record<string, string | undefined>): ConfigIssue[] {
     ['JWT_SECRET', secret],
     ['JWT_REFRESH_SECRET', refreshSecret],
   ] as const) {
-    if (value === undefined) {
-      if (production) add(name, 'is required when NODE_ENV=production (at least 32 bytes of random data)');
-    } else if (Buffer.byteLength(value, 'utf8') < 32) {
-      add(name, `must be at least 32 bytes (got ${Buffer.byteLength(value, 'utf8')})`);
+    if (value === undefined && production) {
+      add(name, `is required when NODE_ENV=production (${GENERATE_SECRET})`);
+    } else if (value !== undefined && production) {
+      const problem = secretStrengthProblem(value);
+      if (problem !== null) add(name, `${problem} when NODE_ENV=production (${GENERATE_SECRET})`);
     }
   }
   if ((secret === undefined) !== (refreshSecret === undefined) && !production) {
     const missing = secret === undefined ? 'JWT_SECRET' : 'JWT_REFRESH_SECRET';
     add(missing, 'must be set together with the other secret (or leave both unset in development)');
   }
-  if (secret !== undefined && secret === refreshSecret)
-    add('JWT_REFRESH_SECRET', 'must differ from JWT_SECRET');
   if (algorithm === 'HS256') {
     if (get('JWT_PRIVATE_KEY_FILE') !== undefined)
       add('JWT_PRIVATE_KEY_FILE', 'needs JWT_ACCESS_ALGORITHM=EdDSA or ES256');
@@ -232,8 +306,25 @@ function crossChecks(raw: Record<string, string | undefined>): ConfigIssue[] {
         add('CORS_ORIGINS', `"${entry}" must use https when NODE_ENV=production`);
     }
   }
+  if (production) {
+    for (const [name, what] of [
+      ['APP_URL', 'the https URL of the web application the links in emails open'],
+      ['SMTP_URL', 'smtp://user:pass@host:587, or smtps:// for TLS'],
+      ['MAIL_FROM', 'the sender address of emails'],
+    ] as const) {
+      if (get(name) === undefined) add(name, `is required when NODE_ENV=production (${what})`);
+    }
+    const appUrl = get('APP_URL');
+    if (appUrl?.startsWith('http:')) add('APP_URL', 'must use https when NODE_ENV=production');
+  }
+  const metricsToken = get('METRICS_TOKEN');
+  if (production && metricsToken !== undefined) {
+    const problem = secretStrengthProblem(metricsToken);
+    if (problem !== null) add('METRICS_TOKEN', `${problem} when NODE_ENV=production (${GENERATE_SECRET})`);
+  }
   if (production && get('DATABASE_URL') === 'memory:')
     add('DATABASE_URL', 'memory: is not allowed when NODE_ENV=production (every account is lost on restart)');
+  // Production policy of this server, on top of tenant-auth's own checks (a cost from 4 to 31).
   const cost = get('BCRYPT_COST');
   if (production && cost !== undefined && /^\s*\d+\s*$/.test(cost) && Number(cost) < 10)
     add('BCRYPT_COST', `must be at least 10 when NODE_ENV=production (got ${cost.trim()})`);
@@ -275,7 +366,7 @@ export function parseConfig(
         ? { kind: 'memory' }
         : { kind: 'postgres', url: e.DATABASE_URL };
   const production = e.NODE_ENV === 'production';
-  const corsOrigins =
+  const origins =
     e.CORS_ORIGINS === undefined
       ? [...DEVELOPMENT_ORIGINS]
       : [
@@ -299,20 +390,33 @@ export function parseConfig(
       privateKeyFile: file(e.JWT_PRIVATE_KEY_FILE),
       publicKeyFile: file(e.JWT_PUBLIC_KEY_FILE),
     },
-    corsOrigins,
+    origins,
     trustProxy: e.TRUST_PROXY,
+    trustedProxies: e.TRUSTED_PROXIES,
+    // Development is for one machine: reachable from elsewhere only when HOST says so.
+    host: e.HOST ?? (production ? '::' : '127.0.0.1'),
     redisUrl: e.REDIS_URL,
     rateLimit: {
       windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
-      authMax: e.RATE_LIMIT_AUTH_MAX,
-      max: e.RATE_LIMIT_MAX,
-      loginFailuresPerAccount: e.LOGIN_FAILURES_PER_ACCOUNT,
+      strict: e.RATE_LIMIT_AUTH_MAX,
+      network: e.RATE_LIMIT_NETWORK_MAX,
+      general: e.RATE_LIMIT_MAX,
+      account: e.LOGIN_FAILURES_PER_ACCOUNT,
     },
     bcryptCost: e.BCRYPT_COST,
     refreshReuseGraceSeconds: e.REFRESH_REUSE_GRACE_SECONDS,
     logLevel: e.LOG_LEVEL,
     checkSessionOnVerify: e.CHECK_SESSION_ON_VERIFY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
+    mail: {
+      appUrl: e.APP_URL ?? DEFAULT_APP_URL,
+      smtpUrl: e.SMTP_URL,
+      from: e.MAIL_FROM ?? DEFAULT_MAIL_FROM,
+    },
+    invitationTtlSeconds: e.INVITATION_TTL_SECONDS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    metricsToken: e.METRICS_TOKEN,
   };
 }
 

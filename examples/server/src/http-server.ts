@@ -37,6 +37,26 @@ export async function listen(app: Koa, port: number, host?: string): Promise<Htt
     });
     void handler(req, res);
   });
+  // Requests Node's parser refuses before Koa sees them (a head over 16 KiB, a raw non-ASCII byte in the
+  // target) get a problem too, not a bare status line.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || (err as { code?: string }).code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const title = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+    const body = JSON.stringify({
+      type: 'about:blank',
+      title,
+      status,
+      code: 'http_error',
+      detail: status === 431 ? 'The request head is too large.' : 'The request is malformed.',
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   // Node's defaults allow slow clients to hold sockets for minutes; keep them bounded.
   server.headersTimeout = 20_000;
   server.requestTimeout = 30_000;

@@ -30,6 +30,25 @@ export const REDACT_PATHS = [
   '*["set-cookie"]',
 ];
 
+/** How long a log line may wait in the buffer before it is written anyway. */
+const FLUSH_INTERVAL_MS = 250;
+
+/**
+ * Standard output, written asynchronously and in batches of about 4 KiB (at the latest every 250 ms):
+ * a request never waits for its log line, and a busy server makes one write per batch, not one per
+ * line (a write per line was a third of a request's time). Call `flushSync()` before `process.exit`.
+ *
+ * @example
+ * const destination = stdoutDestination();
+ * const logger = createLogger({ level: 'info', destination });
+ * process.on('SIGTERM', () => { destination.flushSync(); process.exit(0); });
+ */
+export function stdoutDestination(): pino.DestinationStream & { flushSync(): void } {
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => destination.flush(), FLUSH_INTERVAL_MS).unref();
+  return destination;
+}
+
 /**
  * The server's JSON logger: one object per line on stdout (or `destination`), sensitive paths redacted.
  *

@@ -1,6 +1,6 @@
 import { ConfigError, describeDatabase, loadConfigOrExit } from './config.js';
 import { DataFolderInUseError } from './data-folder-lock.js';
-import { createLogger } from './logger.js';
+import { createLogger, stdoutDestination } from './logger.js';
 import type { RunningServer } from './server.js';
 
 /**
@@ -9,7 +9,13 @@ import type { RunningServer } from './server.js';
  */
 async function main(): Promise<void> {
   const config = loadConfigOrExit('tenant-auth reference server');
-  const logger = createLogger({ level: config.logLevel });
+  const destination = stdoutDestination();
+  const logger = createLogger({ level: config.logLevel, destination });
+  // Log lines are written asynchronously: whatever is still buffered goes out before the process ends.
+  const exit: (code: number) => never = (code) => {
+    destination.flushSync();
+    process.exit(code);
+  };
   let server: RunningServer | undefined;
   let stopping: NodeJS.Signals | undefined;
   const shutDown = (running: RunningServer, signal: NodeJS.Signals) => {
@@ -22,25 +28,28 @@ async function main(): Promise<void> {
     closed.then(
       ({ forced }) => {
         logger.info({ forced }, forced ? 'shut down (connections closed at the deadline)' : 'shut down');
-        process.exit(0);
+        exit(0);
       },
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
-        process.exit(1);
+        exit(1);
       },
     );
   };
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
+      exit(1);
     }
     stopping = signal;
     // Last resort: whatever hangs (a database or Redis that stopped answering), the process ends.
-    setTimeout(() => {
-      logger.error({ signal }, 'shutdown did not finish in time: exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs + 5000).unref();
+    setTimeout(
+      () => {
+        logger.error({ signal }, 'shutdown did not finish in time: exiting');
+        exit(1);
+      },
+      config.shutdownDrainMs + config.shutdownTimeoutMs + 5000,
+    ).unref();
     if (server) shutDown(server, signal);
     // During start-up: let it finish (migrations, the database folder's lock) and close at once then.
     else logger.info({ signal }, 'signal during start-up: shutting down once started');
@@ -58,7 +67,7 @@ async function main(): Promise<void> {
     } else {
       logger.fatal({ err }, 'start-up failed');
     }
-    process.exit(1);
+    exit(1);
   }
   if (stopping) {
     shutDown(server, stopping);

@@ -1,13 +1,14 @@
 import { describeDatabase, loadConfigOrExit } from './config.js';
-import { openDatabase } from './database.js';
+import { createDatabase } from './database.js';
 import { createLogger } from './logger.js';
 
 /** `pnpm migrate`: applies the pending migrations to the configured database and exits. */
 async function main(): Promise<void> {
   const config = loadConfigOrExit('tenant-auth migrate');
   const logger = createLogger({ level: config.logLevel });
-  const db = await openDatabase(config.database, logger);
+  const db = createDatabase(config.database, logger);
   try {
+    await db.open();
     const applied = await db.migrate();
     logger.info(
       { applied },

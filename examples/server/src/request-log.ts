@@ -19,7 +19,7 @@ export const currentRequest = new AsyncLocalStorage<RequestInfo>();
 /**
  * One log line per request: method, path (never the query string, which may hold secrets), status,
  * duration, client IP as Koa sees it (so `TRUST_PROXY` applies), and a request id that is also sent
- * back in `X-Request-Id`. Put it first, outside the error middleware.
+ * back in `X-Request-Id` (tenant-auth-koa reuses that id for its events). Put it first.
  *
  * @example app.use(requestLog(logger));
  */

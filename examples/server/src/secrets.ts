@@ -13,37 +13,60 @@ export interface JwtSecrets {
 /** File in the data folder holding the generated development secrets. */
 export const SECRETS_FILE = 'jwt-secrets.json';
 
+/** The secrets, and how to keep generated ones. */
+export interface ResolvedSecrets extends JwtSecrets {
+  /**
+   * Writes generated development secrets to the data folder (once, mode 0600, with a warning). Called
+   * after the configuration was composed and validated, so a refused configuration writes nothing.
+   * Does nothing for configured or already kept secrets.
+   */
+  keep(): Promise<void>;
+}
+
 /**
- * The JWT secrets: from the configuration when set (always in production), otherwise generated once
- * with crypto random bytes and kept in `<dataDir>/jwt-secrets.json` (mode 0600), with a warning.
+ * The JWT secrets: from the configuration when set (always in production), otherwise the development
+ * secrets kept in `<dataDir>/jwt-secrets.json`, or new ones generated with crypto random bytes (kept by
+ * `keep()`). Reads only; writes nothing.
  *
  * @example
- * const { secret, refreshSecret } = await resolveSecrets(config, logger);
+ * const secrets = await resolveSecrets(config, logger);
+ * const auth = createAuth(config, { ...parts, refreshSecret: secrets.refreshSecret });
+ * await secrets.keep();
  */
-export async function resolveSecrets(config: ServerConfig, logger: Logger): Promise<JwtSecrets> {
+export async function resolveSecrets(config: ServerConfig, logger: Logger): Promise<ResolvedSecrets> {
   const { secret, refreshSecret } = config.jwt;
-  if (secret !== undefined && refreshSecret !== undefined) return { secret, refreshSecret };
+  const nothingToKeep = async () => {};
+  if (secret !== undefined && refreshSecret !== undefined)
+    return { secret, refreshSecret, keep: nothingToKeep };
   if (config.production) {
     // parseConfig refuses this already; fail closed if it is ever bypassed.
     throw new ConfigError([{ variable: 'JWT_SECRET', message: 'is required when NODE_ENV=production' }]);
   }
   const file = join(config.dataDir, SECRETS_FILE);
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const generated: JwtSecrets = {
-    secret: randomBytes(48).toString('base64url'),
-    refreshSecret: randomBytes(48).toString('base64url'),
-  };
+  let text: string | undefined;
   try {
-    await writeFile(file, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    logger.warn(
-      { file },
-      'JWT_SECRET and JWT_REFRESH_SECRET are not set: generated development secrets and kept them in the data folder; set both in production',
-    );
-    return generated;
+    text = await readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  const stored = JSON.parse(await readFile(file, 'utf8')) as Partial<JwtSecrets>;
+  if (text === undefined) {
+    const generated: JwtSecrets = {
+      secret: randomBytes(48).toString('base64url'),
+      refreshSecret: randomBytes(48).toString('base64url'),
+    };
+    return {
+      ...generated,
+      async keep() {
+        await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+        await writeFile(file, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+        logger.warn(
+          { file },
+          'JWT_SECRET and JWT_REFRESH_SECRET are not set: generated development secrets and kept them in the data folder; set both in production',
+        );
+      },
+    };
+  }
+  const stored = JSON.parse(text) as Partial<JwtSecrets>;
   if (
     typeof stored.secret !== 'string' ||
     typeof stored.refreshSecret !== 'string' ||
@@ -63,5 +86,5 @@ export async function resolveSecrets(config: ServerConfig, logger: Logger): Prom
     { file },
     'JWT_SECRET and JWT_REFRESH_SECRET are not set: using the development secrets kept in the data folder; set both in production',
   );
-  return { secret: stored.secret, refreshSecret: stored.refreshSecret };
+  return { secret: stored.secret, refreshSecret: stored.refreshSecret, keep: nothingToKeep };
 }

@@ -1,21 +1,20 @@
 import { Redis } from 'ioredis';
 import type Koa from 'koa';
-import {
-  type Clock,
-  createTenantAuth,
-  MemoryRateLimitStore,
-  type RateLimitStore,
-  type TenantAuth,
-} from 'tenant-auth-core';
+import type { Clock, Mailer, TenantAuth } from 'tenant-auth-core';
+import { openTelemetrySpan } from 'tenant-auth-koa';
 import { createMikroOrmStores } from 'tenant-auth-mikro-orm';
 import { RedisRateLimitStore } from 'tenant-auth-redis';
 import { loadAccessKeys } from './access-keys.js';
 import { createApp } from './app.js';
+import { createAuth } from './auth.js';
 import { authEventLogger } from './auth-log.js';
 import type { ServerConfig } from './config.js';
-import { type Database, openDatabase } from './database.js';
+import { createDatabase, type Database } from './database.js';
 import { listen } from './http-server.js';
 import type { Logger } from './logger.js';
+import { createMailer } from './mailer.js';
+import { createServerMetrics } from './metrics.js';
+import { createReadiness } from './readiness.js';
 import { resolveSecrets } from './secrets.js';
 
 /** A started server. */
@@ -25,7 +24,8 @@ export interface RunningServer {
   auth: TenantAuth;
   database: Database;
   /**
-   * Graceful shutdown: stops accepting, lets in-flight requests finish within the configured deadline
+   * Graceful shutdown: marks the server not ready (`/readyz` answers 503 from then on), stops
+   * accepting, lets in-flight requests finish within the configured deadline
    * (then closes the connections), stops the session cleanup, closes Redis and the database.
    */
   close(): Promise<{ forced: boolean }>;
@@ -51,12 +51,13 @@ function waitForReady(client: Redis, timeoutMs: number): Promise<boolean> {
 const DATABASE_CLOSE_TIMEOUT_MS = 3000;
 
 /** How often expired and long-revoked sessions are deleted. */
-const SESSION_CLEANUP_INTERVAL_MS = 10 * 60_000;
+const CLEANUP_INTERVAL_SECONDS = 600;
 
 /**
- * Wires the server together from a validated configuration: secrets, database and migrations, stores,
- * Redis (when configured), the auth service, the Koa app, the HTTP listener and the session cleanup.
- * `overrides.clock` lets tests move time.
+ * Wires the server together from a validated configuration. Everything is composed and validated
+ * first (secrets, keys, tenant-auth, the Koa app: a bad value stops the server naming its variable before
+ * any database or network I/O); then the database is opened and migrated, Redis connected (when
+ * configured), the HTTP listener started and the cleanup scheduled. `overrides.clock` lets tests move time.
  *
  * @example
  * const server = await startServer(parseConfig(process.env), createLogger({ level: 'info' }));
@@ -65,63 +66,64 @@ const SESSION_CLEANUP_INTERVAL_MS = 10 * 60_000;
 export async function startServer(
   config: ServerConfig,
   logger: Logger,
-  overrides: { clock?: Clock } = {},
+  overrides: { clock?: Clock; mailer?: Mailer } = {},
 ): Promise<RunningServer> {
   const secrets = await resolveSecrets(config, logger);
   const accessToken = await loadAccessKeys(config, secrets.secret);
-  const database = await openDatabase(config.database, logger);
-  let redis: Redis | undefined;
+  const database = createDatabase(config.database, logger);
+  // Connects only when told (below), so nothing talks to Redis before the configuration is known good.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+    : undefined;
+  const rateLimitStore = redis ? new RedisRateLimitStore({ redis }) : undefined;
+  const metrics = createServerMetrics();
+  const logEvent = authEventLogger(logger);
+  const auth = createAuth(config, {
+    stores: createMikroOrmStores(database.orm),
+    accessToken,
+    refreshSecret: secrets.refreshSecret,
+    rateLimitStore,
+    onEvent: (event) => {
+      logEvent(event);
+      metrics.onEvent(event);
+    },
+    mailer: overrides.mailer ?? createMailer(config, logger),
+    instrumentation: {
+      span: openTelemetrySpan(),
+      onPasswordHashing: metrics.onPasswordHashing,
+      onMailDelivery: metrics.onMailDelivery,
+    },
+    logger,
+    ...(overrides.clock ? { clock: overrides.clock } : {}),
+  });
+  metrics.observe(auth);
+  const readiness = createReadiness({
+    ping: redis ? () => Promise.all([database.ping(), redis.ping()]) : database.ping,
+  });
+  const { app } = createApp({
+    config,
+    auth,
+    logger,
+    ping: database.ping,
+    operations: { readiness, metrics },
+  });
+
   try {
+    await secrets.keep();
+    await database.open();
     const applied = await database.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
-
-    let rateLimitStore: RateLimitStore;
-    if (config.redisUrl) {
-      const client = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-      redis = client;
-      let reported = false;
-      client.on('error', (err: Error) => {
-        // ioredis reconnects by itself; one line per outage, not one per retry.
-        if (!reported) logger.warn({ err: { message: err.message } }, 'redis connection error; retrying');
-        reported = true;
-      });
-      client.on('ready', () => {
-        if (reported) logger.info({}, 'redis connection restored');
-        reported = false;
-      });
-      // Start even when Redis is down: the auth budget then answers 503 until it is back.
-      const ready = await waitForReady(client, 5000);
-      if (!ready) logger.warn({}, 'redis is not reachable yet; auth routes answer 503 until it is');
-      rateLimitStore = new RedisRateLimitStore({ redis: client });
-    } else {
-      rateLimitStore = new MemoryRateLimitStore();
+    if (redis) await connectRedis(redis, logger);
+    const http = await listen(app, config.port, config.host);
+    if (!config.production && !isLoopback(config.host)) {
+      logger.warn(
+        { host: config.host, nodeEnv: config.nodeEnv },
+        'DEVELOPMENT MODE IS REACHABLE FROM OTHER MACHINES: development CORS origins, unprefixed cookie names and generated secrets are exposed; set NODE_ENV=production, or HOST=127.0.0.1',
+      );
     }
-
-    const { tenantAuthStore, sessionStore } = createMikroOrmStores(database.orm);
-    const auth = createTenantAuth({
-      store: tenantAuthStore,
-      sessionStore,
-      accessToken,
-      refreshSecret: secrets.refreshSecret,
-      refreshReuseGraceSeconds: config.refreshReuseGraceSeconds,
-      passwordHashing: { cost: config.bcryptCost },
-      loginThrottle: {
-        store: rateLimitStore,
-        maxFailures: config.rateLimit.loginFailuresPerAccount,
-        windowSeconds: config.rateLimit.windowSeconds,
-      },
-      checkSessionOnVerify: config.checkSessionOnVerify,
-      onEvent: authEventLogger(logger),
-      ...(overrides.clock ? { clock: overrides.clock } : {}),
-    });
-
-    const app = createApp({ config, auth, logger, rateLimitStore, ping: database.ping, ...overrides });
-    const http = await listen(app, config.port);
-    const cleanup = auth.startSessionCleanup({
-      intervalMs: SESSION_CLEANUP_INTERVAL_MS,
-      onError: (err) => logger.warn({ err }, 'session cleanup failed'),
-    });
-    const redisClient = redis;
+    const cleanup = auth.startCleanup({ intervalSeconds: CLEANUP_INTERVAL_SECONDS });
+    // Every instance delivers the shared outbox; each message goes to one of them.
+    const delivery = auth.startMailDelivery();
 
     let closing: Promise<{ forced: boolean }> | undefined;
     return {
@@ -131,12 +133,19 @@ export async function startServer(
       database,
       close() {
         closing ??= (async () => {
+          // First, so /readyz tells load balancers to stop sending traffic before anything stops.
+          readiness.shutDown();
+          // The drain: still serving, /readyz saying 503, for as long as load balancers take to notice.
+          if (config.shutdownDrainMs > 0)
+            await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
           const result = await http.close(config.shutdownTimeoutMs);
-          cleanup.stop();
-          await rateLimitStore.close?.();
+          // Work the requests started (a reset email being written) finishes before the database closes;
+          // a message already in the outbox is delivered by another instance, or by this one on restart.
+          await auth.whenIdle();
+          await Promise.all([cleanup.stop(), delivery.stop()]);
           // No QUIT handshake: a Redis that stopped answering would never reply to it, and the
           // rate-limit counters need nothing flushed.
-          redisClient?.disconnect();
+          redis?.disconnect();
           let timer: NodeJS.Timeout | undefined;
           const closed = await Promise.race([
             database.close().then(() => true),
@@ -159,5 +168,32 @@ export async function startServer(
     redis?.disconnect();
     await database.close().catch(() => {});
     throw err;
+  }
+}
+
+/** Whether a listening address is reachable from this machine only. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+/**
+ * Connects the Redis client and reports its outages once each. Start-up does not wait for a Redis that
+ * is down: the strict budget then answers 503 until it is back, and ioredis reconnects by itself.
+ */
+async function connectRedis(client: Redis, logger: Logger): Promise<void> {
+  let reported = false;
+  client.on('error', (err: Error) => {
+    if (!reported) logger.warn({ err: { message: err.message } }, 'redis connection error; retrying');
+    reported = true;
+  });
+  client.on('ready', () => {
+    if (reported) logger.info({}, 'redis connection restored');
+    reported = false;
+  });
+  client.connect().catch(() => {
+    // Reported by the error handler; ioredis keeps retrying.
+  });
+  if (!(await waitForReady(client, 5000))) {
+    logger.warn({}, 'redis is not reachable yet; auth routes answer 503 until it is');
   }
 }

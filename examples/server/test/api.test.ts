@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ManualClock } from 'tenant-auth-core';
+import { ManualClock } from 'tenant-auth-core/testing';
 import type { RegisterResponseJson, TokenResponseJson } from 'tenant-auth-koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, PASSWORD, setCookies, uniqueEmail } from './helpers/http.js';
@@ -66,7 +66,13 @@ describe.each(backends)('the /api/v1 contract on $name', ({ name }) => {
       });
       expect(r.status).toBe(201);
       expect(r.body).toEqual({
-        user: { id: expect.any(String), email, tenantId: expect.any(String) },
+        user: {
+          id: expect.any(String),
+          email,
+          tenantId: expect.any(String),
+          role: 'owner',
+          emailVerified: false,
+        },
         session: { id: expect.any(String), expiresAt: expect.any(String) },
         accessToken: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
         refreshToken: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
@@ -357,6 +363,51 @@ describe.each(backends)('the /api/v1 contract on $name', ({ name }) => {
       expect(r.body.sessions.some((s) => s.id === other.session.id)).toBe(false);
     });
 
+    it('DELETE /sessions/:id takes the id in any case, the same on every backend', async () => {
+      const a = await register();
+      const second = await api<TokenBody>(url, '/auth/login', {
+        body: { email: a.email, password: PASSWORD },
+      });
+      const upper = second.body.session.id.toUpperCase();
+      expect((await api(url, `/sessions/${upper}`, { method: 'DELETE', token: a.accessToken })).status).toBe(
+        204,
+      );
+      expect(
+        (await api(url, '/auth/refresh', { body: { refreshToken: second.body.refreshToken } })).status,
+      ).toBe(401);
+      const other = await register();
+      expectProblem(
+        await api(url, `/sessions/${other.session.id.toUpperCase()}`, {
+          method: 'DELETE',
+          token: a.accessToken,
+        }),
+        404,
+        'not_found',
+      );
+      expect(
+        (await api(url, `/tenants/${a.tenant?.id.toUpperCase()}`, { token: a.accessToken })).status,
+      ).toBe(200);
+    });
+
+    it('refuses control characters in an email or a tenant name with 400 validation_failed, on every backend', async () => {
+      const login = await api(url, '/auth/login', {
+        body: { email: 'ada\u0000@example.com', password: PASSWORD },
+      });
+      expectProblem(login, 400, 'validation_failed');
+      const name = await api(url, '/auth/register', {
+        body: { email: uniqueEmail(), password: PASSWORD, tenantName: 'Acme\u0000Corp' },
+      });
+      expectProblem(name, 400, 'validation_failed');
+      const email = await api(url, '/auth/register', {
+        body: { email: 'a\u0000b@example.com', password: PASSWORD },
+      });
+      expectProblem(email, 400, 'validation_failed');
+      // No false outage was logged.
+      expect(
+        server.logs.filter((l) => /"level":"error"/.test(l) && /unavailable|08P01|22021/.test(l)),
+      ).toEqual([]);
+    });
+
     it("DELETE /sessions/:id revokes one of the caller's sessions; another user's is not found", async () => {
       const a = await register();
       const second = await api<TokenBody>(url, '/auth/login', {
@@ -631,12 +682,13 @@ describe.each(backends)('the /api/v1 contract on $name', ({ name }) => {
       expect(requests[4]).toMatchObject({ path: '/api/v1/health', status: 200 });
       const event = (type: string) => parsed.find((l) => l.event === type);
       expect(event('registered')).toMatchObject({
-        userId: reg.body.user.id,
+        actorId: reg.body.user.id,
+        subjectId: reg.body.user.id,
         tenantId: reg.body.user.tenantId,
         ip: expect.any(String),
       });
       expect(event('login_succeeded')).toMatchObject({
-        userId: reg.body.user.id,
+        actorId: reg.body.user.id,
         sessionId: login.body.session.id,
       });
       expect(event('login_failed')).toMatchObject({ ip: expect.any(String) });
@@ -646,7 +698,7 @@ describe.each(backends)('the /api/v1 contract on $name', ({ name }) => {
       });
       expect(event('logout')).toMatchObject({ sessionId: login.body.session.id, ip: requests[6]?.ip });
       expect(event('session_revoked')).toMatchObject({
-        userId: reg.body.user.id,
+        actorId: reg.body.user.id,
         tenantId: reg.body.user.tenantId,
         sessionId: reg.body.session.id,
         ip: requests[5]?.ip,

@@ -1,9 +1,11 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock } from 'tenant-auth-core';
+import { ManualClock } from 'tenant-auth-core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { TcpProxy } from '../../../test-support/tcp-proxy.js';
 import { ConfigError, parseConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startServer } from '../src/server.js';
@@ -14,7 +16,6 @@ import {
   TEST_REDIS_URL,
   type TestDatabase,
 } from './helpers/postgres.js';
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
 import { startTestServer, TEST_SECRETS, type TestServer } from './helpers/test-server.js';
 
 interface Tokens {
@@ -48,6 +49,10 @@ describe('production', () => {
   const env = {
     NODE_ENV: 'production',
     CORS_ORIGINS: 'https://app.example.com,https://admin.example.com',
+    APP_URL: 'https://app.example.com',
+    // Nothing listens on the discard port: delivery fails and retries, which these tests do not look at.
+    SMTP_URL: 'smtp://127.0.0.1:9',
+    MAIL_FROM: 'Example <no-reply@example.com>',
     DATABASE_URL: '',
     BCRYPT_COST: '10',
     DATA_DIR: '',
@@ -127,6 +132,33 @@ describe('production', () => {
   });
 });
 
+describe('development mode is for this machine', () => {
+  /** An address of this machine that is not loopback, if it has one. */
+  const outside = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+  const reachable = (host: string, port: number) =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect({ host, port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+
+  it('listens on loopback unless HOST says otherwise, and warns loudly when it is reachable from outside', async () => {
+    const local = await start({});
+    expect(await reachable('127.0.0.1', local.port)).toBe(true);
+    if (outside) expect(await reachable(outside, local.port)).toBe(false);
+    expect(local.logs.some((l) => l.includes('DEVELOPMENT MODE IS REACHABLE'))).toBe(false);
+    const open = await start({ HOST: '0.0.0.0' });
+    if (outside) expect(await reachable(outside, open.port)).toBe(true);
+    expect(
+      open.logs.filter((l) => l.includes('DEVELOPMENT MODE IS REACHABLE FROM OTHER MACHINES')),
+    ).toHaveLength(1);
+  });
+});
+
 describe('TRUST_PROXY', () => {
   const xff = { 'x-forwarded-for': '203.0.113.9, 198.51.100.7, 192.0.2.44' };
   async function recordedIp(env: Record<string, string>) {
@@ -145,6 +177,17 @@ describe('TRUST_PROXY', () => {
     const { session, logged } = await recordedIp({});
     expect(session).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
     expect(logged).toBe(session);
+  });
+
+  it('honours X-Forwarded-For only from a peer in TRUSTED_PROXIES', async () => {
+    expect(await recordedIp({ TRUST_PROXY: '1', TRUSTED_PROXIES: '10.9.9.9, 2001:db8::/32' })).toEqual({
+      session: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/),
+      logged: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/),
+    });
+    expect(await recordedIp({ TRUST_PROXY: '1', TRUSTED_PROXIES: '127.0.0.0/8' })).toEqual({
+      session: '192.0.2.44',
+      logged: '192.0.2.44',
+    });
   });
 
   it('honours exactly the configured number of hops', async () => {
@@ -227,6 +270,10 @@ describe('rate limits', () => {
     });
     expect(throttled.status).toBe(429);
     expect(throttled.body.code).toBe('rate_limited');
+    // The headers describe the budget that refused (the account's), not the per-address one with room left.
+    expect(throttled.headers.get('ratelimit-limit')).toBe('2');
+    expect(throttled.headers.get('ratelimit-remaining')).toBe('0');
+    expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another account from the same address is not affected.
     const other = await register(url);
     expect((await api(url, '/auth/login', { body: { email: other.email, password: PASSWORD } })).status).toBe(
@@ -319,6 +366,16 @@ describe('CHECK_SESSION_ON_VERIFY', () => {
   });
 });
 
+/** `/health` until it answers `status`, every 100 ms, for at most 5 s; the last answer either way. */
+async function healthUntil(baseUrl: string, token: string, status: number) {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const r = await api(baseUrl, '/health', { token });
+    if (r.status === status || Date.now() > deadline) return r;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 describe('GET /health when the database goes away', () => {
   it('answers 503 with Retry-After on PGlite when the database engine is closed under the server', async () => {
     const server = await start();
@@ -340,10 +397,11 @@ describe('GET /health when the database goes away', () => {
     beforeAll(async () => {
       db = await createTestDatabase(TEST_DATABASE_URL as string);
       const target = new URL(db.url);
-      proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+      proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+      await proxy.start();
     });
     afterAll(async () => {
-      await proxy?.close();
+      await proxy?.stop();
       await db?.drop();
     });
 
@@ -355,8 +413,9 @@ describe('GET /health when the database goes away', () => {
       const reg = await register(server.baseUrl);
       expect((await api(server.baseUrl, '/health', { token: reg.accessToken })).status).toBe(200);
 
-      await proxy.down();
-      const down = await api(server.baseUrl, '/health', { token: reg.accessToken });
+      await proxy.stop();
+      // /health shares one ping's answer for a second: the outage shows within about a second.
+      const down = await healthUntil(server.baseUrl, reg.accessToken, 503);
       expect(down.status).toBe(503);
       expect(down.body).toEqual({ status: 'degraded', database: 'unavailable' });
       expect(down.headers.get('retry-after')).toBe('5');
@@ -369,8 +428,8 @@ describe('GET /health when the database goes away', () => {
       expect(login.headers.get('retry-after')).not.toBeNull();
       expect(JSON.stringify(login.body)).not.toMatch(/ECONN|127\.0\.0\.1|ta_server_|stack/);
 
-      await proxy.up();
-      const up = await api(server.baseUrl, '/health', { token: reg.accessToken });
+      await proxy.start();
+      const up = await healthUntil(server.baseUrl, reg.accessToken, 200);
       expect(up.status).toBe(200);
       expect(up.body).toEqual({ status: 'ok', database: 'ok' });
       expect(
@@ -384,7 +443,7 @@ describe('GET /health when the database goes away', () => {
       viaProxy.port = String(proxy.port);
       const server = await start({ DATABASE_URL: viaProxy.toString() });
       const reg = await register(server.baseUrl);
-      proxy.freeze();
+      proxy.pause();
       try {
         const login = await api<Record<string, unknown>>(server.baseUrl, '/auth/login', {
           body: { email: reg.email, password: PASSWORD },
@@ -394,8 +453,8 @@ describe('GET /health when the database goes away', () => {
         expect(JSON.stringify(login.body)).not.toMatch(/timeout|127\.0\.0\.1|ta_server_|stack/i);
       } finally {
         // Cut the frozen connections so the server closes at once, and accept again for later tests.
-        await proxy.down();
-        await proxy.up();
+        await proxy.stop();
+        await proxy.start();
       }
     });
   });
@@ -405,9 +464,10 @@ describe.skipIf(!TEST_REDIS_URL)('rate limits on Redis when Redis goes away', ()
   let proxy: TcpProxy;
   beforeAll(async () => {
     const target = new URL(TEST_REDIS_URL as string);
-    proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
+    await proxy.start();
   });
-  afterAll(() => proxy?.close());
+  afterAll(() => proxy?.stop());
 
   it('refuses auth routes with 503 (fail closed), keeps other routes up, and recovers by itself', async () => {
     const viaProxy = new URL(TEST_REDIS_URL as string);
@@ -421,7 +481,7 @@ describe.skipIf(!TEST_REDIS_URL)('rate limits on Redis when Redis goes away', ()
     });
     expect(reg.status).toBe(201);
 
-    await proxy.down();
+    await proxy.stop();
     const refused = await api<Record<string, unknown>>(server.baseUrl, '/auth/refresh', {
       body: { refreshToken: reg.body.refreshToken },
       headers,
@@ -432,7 +492,7 @@ describe.skipIf(!TEST_REDIS_URL)('rate limits on Redis when Redis goes away', ()
     expect(JSON.stringify(refused.body)).not.toMatch(/ECONN|redis|127\.0\.0\.1/i);
     expect((await api(server.baseUrl, '/health', { token: reg.body.accessToken, headers })).status).toBe(200);
 
-    await proxy.up();
+    await proxy.start();
     await vi.waitFor(
       async () => {
         const r = await api(server.baseUrl, '/auth/refresh', {

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TcpProxy } from '../../../test-support/tcp-proxy.js';
 import { SERVER_DIR, spawnServer, startChildServer } from './helpers/child-server.js';
 import { api, PASSWORD, uniqueEmail } from './helpers/http.js';
 import { TEST_REDIS_URL } from './helpers/postgres.js';
-import { startTcpProxy } from './helpers/tcp-proxy.js';
 import { TEST_SECRETS } from './helpers/test-server.js';
 
 /** Runs `pnpm migrate` (src/migrate.ts) with `env`; resolves with its exit code and stdout + stderr. */
@@ -49,14 +49,27 @@ describe('the server process', { timeout: 120_000 }, () => {
   });
 
   it('refuses a bad variable with a message naming it', async () => {
-    const proc = spawnServer({
-      ...BASE_ENV,
-      TRUST_PROXY: 'yes',
-      JWT_REFRESH_SECRET: TEST_SECRETS.JWT_SECRET,
-    });
+    const proc = spawnServer({ ...BASE_ENV, TRUST_PROXY: 'yes' });
     expect(await proc.exited).toBe(1);
     expect(proc.stderr()).toMatch(/TRUST_PROXY: must be an integer/);
-    expect(proc.stderr()).toMatch(/JWT_REFRESH_SECRET: must differ from JWT_SECRET/);
+  });
+
+  it('refuses a value tenant-auth refuses, naming the variable, before opening the database', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tenant-auth-bad-secret-'));
+    try {
+      const proc = spawnServer({
+        PORT: '0',
+        DATA_DIR: dataDir,
+        JWT_SECRET: TEST_SECRETS.JWT_SECRET,
+        JWT_REFRESH_SECRET: TEST_SECRETS.JWT_SECRET,
+      });
+      expect(await proc.exited).toBe(1);
+      expect(proc.stderr()).toMatch(/JWT_REFRESH_SECRET: must differ from JWT_SECRET/);
+      // Nothing was opened: no database folder, no migration.
+      expect(await readdir(dataDir)).toEqual([]);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('finishes an in-flight request on SIGTERM, refuses new connections, and exits 0', async () => {
@@ -115,19 +128,20 @@ describe('the server process', { timeout: 120_000 }, () => {
 
   it.skipIf(!TEST_REDIS_URL)('exits 0 on SIGTERM when Redis stopped answering', async () => {
     const target = new URL(TEST_REDIS_URL as string);
-    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
+    await proxy.start();
     try {
       const server = await startChildServer({
         ...BASE_ENV,
         SHUTDOWN_TIMEOUT_SECONDS: '1',
         REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
       });
-      proxy.freeze();
+      proxy.pause();
       server.kill('SIGTERM');
       expect(await server.exited).toBe(0);
       await server.waitForLine((l) => l.msg === 'shut down');
     } finally {
-      await proxy.close();
+      await proxy.stop();
     }
   });
 

@@ -56,17 +56,26 @@ export interface PageServer {
 
 /**
  * Serves the test page on an ephemeral port on every local address, so the same server is reachable as
- * `http://localhost:<port>` and `http://127.0.0.1:<port>`.
+ * `http://localhost:<port>` and `http://127.0.0.1:<port>`. `script`, when given, is served at `/script.js`
+ * and loaded by the page after its helpers.
  *
  * @example
  * const site = await startPageServer('app');
  * await page.goto(`http://localhost:${site.port}/`);
  */
-export async function startPageServer(title: string): Promise<PageServer> {
-  const html = `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><script>${PAGE_SCRIPT}</script></head><body><h1>${title}</h1></body></html>`;
+export async function startPageServer(title: string, script = ''): Promise<PageServer> {
+  // `script` (a bundle the test made) is served beside the page, not inlined, so a `</script>` in it is harmless.
+  const tag = script === '' ? '' : '<script src="/script.js"></script>';
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><script>${PAGE_SCRIPT}</script>${tag}</head><body><h1>${title}</h1></body></html>`;
   const server = createServer((req, res) => {
     if (req.url === '/favicon.ico') {
       res.writeHead(404).end();
+      return;
+    }
+    if (req.url === '/script.js' && script !== '') {
+      res
+        .writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' })
+        .end(script);
       return;
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);

@@ -1,3 +1,6 @@
+import { referenceOpenApiDocument } from '../../../../scripts/openapi-document.js';
+import { createOpenApiValidator, type OpenApiValidator } from '../../../../test-support/openapi-validator.js';
+
 /** One parsed `Set-Cookie` header. */
 export interface SetCookie {
   name: string;
@@ -46,8 +49,13 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+let contract: OpenApiValidator | undefined;
+
 /**
- * Calls `path` under `/api/v1` of `baseUrl`.
+ * Calls `path` under `/api/v1` of `baseUrl`, and checks the answer against the OpenAPI document the
+ * reference server serves (the status is documented for the operation, the body matches its schema for
+ * that status and content type, with no undocumented field, and the required headers are there): a
+ * response that does not match fails the test that received it.
  *
  * @example const r = await api(url, '/auth/login', { method: 'POST', body: { email, password } });
  */
@@ -64,13 +72,22 @@ export async function api<T = Record<string, unknown>>(
     headers['content-type'] ??= 'application/json';
   }
   if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const method = options.method ?? (body === undefined ? 'GET' : 'POST');
   const res = await fetch(`${baseUrl}/api/v1${path}`, {
-    method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+    method,
     headers,
     ...(body === undefined ? {} : { body }),
     redirect: 'manual',
   });
   const text = await res.text();
+  contract ??= createOpenApiValidator(referenceOpenApiDocument());
+  const problems = contract.check(
+    { method, path: `/api/v1${path}` },
+    { status: res.status, headers: res.headers, text },
+  );
+  if (problems.length > 0) {
+    throw new Error(`the response does not match the OpenAPI document:\n${problems.join('\n')}`);
+  }
   let parsed: unknown = text;
   if (text !== '') {
     try {

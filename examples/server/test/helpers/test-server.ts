@@ -3,9 +3,10 @@ import { parseConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 
+/** Random, as production requires (generated once with crypto.randomBytes(32).toString('base64url')). */
 export const TEST_SECRETS = {
-  JWT_SECRET: 'test-access-secret-0123456789abcdef-XYZ',
-  JWT_REFRESH_SECRET: 'test-refresh-secret-0123456789abcdef-XYZ',
+  JWT_SECRET: 'q3Z8vJx1Wm4pT0bL6yN2rK9sD5hF7gC3aE1uI8oV4wX',
+  JWT_REFRESH_SECRET: 'Hn2Lk7Qw9Ep4Rt1Yu6Io3Pa8Sd5Fg0Jh2Kl9Zx7Cv4Bm',
 };
 
 export interface TestServer extends RunningServer {
@@ -28,6 +29,7 @@ export async function startTestServer(
     DATABASE_URL: 'memory:',
     BCRYPT_COST: '4',
     RATE_LIMIT_AUTH_MAX: '10000',
+    RATE_LIMIT_NETWORK_MAX: '100000',
     RATE_LIMIT_MAX: '10000',
     LOGIN_FAILURES_PER_ACCOUNT: '10000',
     LOG_LEVEL: 'info',

@@ -1,0 +1,112 @@
+import {
+  type AccessTokenKeyOptions,
+  type AuthEvent,
+  type Clock,
+  createTenantAuth,
+  type Instrumentation,
+  isTenantAuthError,
+  type Mailer,
+  type RateLimitStore,
+  type TenantAuth,
+  type TenantAuthStores,
+} from 'tenant-auth-core';
+import { ConfigError, type ServerConfig } from './config.js';
+import type { Logger } from './logger.js';
+
+/**
+ * The environment variable behind each tenant-auth option the server sets, so that a value tenant-auth
+ * refuses is reported by the name the operator wrote.
+ */
+const VARIABLE_OF_OPTION: Record<string, string> = {
+  'accessToken.secret': 'JWT_SECRET',
+  'accessToken.keys': 'JWT_PRIVATE_KEY_FILE',
+  refreshSecret: 'JWT_REFRESH_SECRET',
+  refreshReuseGraceSeconds: 'REFRESH_REUSE_GRACE_SECONDS',
+  'passwordHashing.cost': 'BCRYPT_COST',
+  'rateLimit.windowSeconds': 'RATE_LIMIT_WINDOW_SECONDS',
+  'rateLimit.strict': 'RATE_LIMIT_AUTH_MAX',
+  'rateLimit.network': 'RATE_LIMIT_NETWORK_MAX',
+  'rateLimit.general': 'RATE_LIMIT_MAX',
+  'rateLimit.account': 'LOGIN_FAILURES_PER_ACCOUNT',
+  origins: 'CORS_ORIGINS',
+  'mail.appUrl': 'APP_URL',
+  'mail.from': 'MAIL_FROM',
+  invitationTtlSeconds: 'INVITATION_TTL_SECONDS',
+  auditRetentionSeconds: 'AUDIT_RETENTION_DAYS',
+};
+
+/**
+ * Runs a tenant-auth factory and turns its `invalid_configuration` into the server's `ConfigError`,
+ * naming the environment variable instead of the option (tenant-auth states each rule; the server
+ * only says where the value came from).
+ *
+ * @example
+ * const tenantAuth = asConfigError(() => createTenantAuthKoa({ auth, origins: config.origins }));
+ */
+export function asConfigError<T>(create: () => T): T {
+  try {
+    return create();
+  } catch (err) {
+    if (!isTenantAuthError(err, 'invalid_configuration') || err.option === undefined) throw err;
+    const variable = VARIABLE_OF_OPTION[err.option] ?? err.option;
+    let problem = err.message.slice(err.message.indexOf(err.option) + err.option.length).trim();
+    // A problem that mentions another option ("must differ from accessToken.secret") names its variable too.
+    for (const [option, name] of Object.entries(VARIABLE_OF_OPTION))
+      problem = problem.replaceAll(option, name);
+    throw new ConfigError([{ variable, message: problem }]);
+  }
+}
+
+/** What the server composes tenant-auth from, besides the configuration. */
+export interface AuthParts {
+  stores: TenantAuthStores;
+  accessToken: AccessTokenKeyOptions;
+  refreshSecret: string;
+  rateLimitStore: RateLimitStore | undefined;
+  onEvent: (event: AuthEvent) => void;
+  mailer: Mailer;
+  /** Tracing and metrics hooks (spans, password hashing, mail delivery). */
+  instrumentation?: Instrumentation;
+  logger: Logger;
+  clock?: Clock;
+}
+
+/**
+ * The reference server's `TenantAuth`: the configuration's settings, tenant-auth's defaults for what
+ * is unset. Validated here, before any I/O; a bad value throws `ConfigError` naming its variable.
+ *
+ * @example
+ * const auth = createAuth(config, { stores, accessToken, refreshSecret, rateLimitStore, onEvent, logger });
+ */
+export function createAuth(config: ServerConfig, parts: AuthParts): TenantAuth {
+  const { rateLimit } = config;
+  return asConfigError(() =>
+    createTenantAuth({
+      stores: parts.stores,
+      accessToken: parts.accessToken,
+      refreshSecret: parts.refreshSecret,
+      ...(config.refreshReuseGraceSeconds === undefined
+        ? {}
+        : { refreshReuseGraceSeconds: config.refreshReuseGraceSeconds }),
+      passwordHashing: config.bcryptCost === undefined ? {} : { cost: config.bcryptCost },
+      rateLimit: {
+        ...(parts.rateLimitStore ? { store: parts.rateLimitStore } : {}),
+        ...(rateLimit.windowSeconds === undefined ? {} : { windowSeconds: rateLimit.windowSeconds }),
+        ...(rateLimit.strict === undefined ? {} : { strict: rateLimit.strict }),
+        ...(rateLimit.network === undefined ? {} : { network: rateLimit.network }),
+        ...(rateLimit.general === undefined ? {} : { general: rateLimit.general }),
+        ...(rateLimit.account === undefined ? {} : { account: rateLimit.account }),
+      },
+      checkSessionOnVerify: config.checkSessionOnVerify,
+      mail: { mailer: parts.mailer, from: config.mail.from, appUrl: config.mail.appUrl },
+      ...(config.invitationTtlSeconds === undefined
+        ? {}
+        : { invitationTtlSeconds: config.invitationTtlSeconds }),
+      auditRetentionSeconds: config.auditRetentionDays * 86_400,
+      onEvent: parts.onEvent,
+      ...(parts.instrumentation ? { instrumentation: parts.instrumentation } : {}),
+      logger: parts.logger,
+      ...(parts.clock ? { clock: parts.clock } : {}),
+    }),
+  );
+}

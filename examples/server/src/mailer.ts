@@ -1,0 +1,47 @@
+import nodemailer from 'nodemailer';
+import type { Mailer } from 'tenant-auth-core';
+import type { ServerConfig } from './config.js';
+import type { Logger } from './logger.js';
+
+/**
+ * The server's mail transport: SMTP through nodemailer with `SMTP_URL`; without it (development only:
+ * production refuses to start), every message goes to the log, link included, with a warning at start-up.
+ *
+ * @example
+ * const mailer = createMailer(config, logger);
+ */
+export function createMailer(config: ServerConfig, logger: Logger): Mailer {
+  const { smtpUrl } = config.mail;
+  if (smtpUrl === undefined) {
+    logger.warn(
+      { mail: 'log' },
+      'SMTP_URL is not set: emails are written to this log instead of being sent (development only)',
+    );
+    return {
+      async send(message) {
+        logger.info(
+          { mail: { to: message.to, from: message.from, subject: message.subject, text: message.text } },
+          `email to ${message.to}: ${message.subject}`,
+        );
+      },
+    };
+  }
+  const transport = nodemailer.createTransport({
+    url: smtpUrl,
+    // A mail server that does not answer must fail the attempt (the outbox retries it), not hang it.
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
+  return {
+    async send(message) {
+      await transport.sendMail({
+        from: message.from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+      });
+    },
+  };
+}

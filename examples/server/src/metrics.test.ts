@@ -1,0 +1,127 @@
+import type { AuthEvent, OutboxCounts } from 'tenant-auth-core';
+import { describe, expect, it } from 'vitest';
+import { parsePrometheusText, sampleValue } from '../test/helpers/prometheus-text.js';
+import { createServerMetrics } from './metrics.js';
+
+/** An event of `type` with the fields the metrics read; the rest is irrelevant here. */
+function event(type: string, extra: Record<string, unknown> = {}): AuthEvent {
+  return { id: 'e', at: new Date(), type, ...extra } as unknown as AuthEvent;
+}
+
+async function scrape(metrics: ReturnType<typeof createServerMetrics>) {
+  const { contentType, body } = await metrics.scrape();
+  expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+  return parsePrometheusText(body);
+}
+
+describe('createServerMetrics', () => {
+  it('counts logins, refreshes and rate-limit refusals by outcome from the auth events', async () => {
+    const metrics = createServerMetrics({ defaultMetrics: false });
+    const before = await scrape(metrics);
+    // Every outcome is there from the start, at 0, so rate() and alerts work before the first event.
+    for (const outcome of ['success', 'wrong_password', 'unknown_email', 'throttled'])
+      expect(sampleValue(before, 'tenant_auth_logins_total', { outcome })).toBe(0);
+    for (const outcome of ['rotated', 'reissued', 'replay', 'invalid'])
+      expect(sampleValue(before, 'tenant_auth_refreshes_total', { outcome })).toBe(0);
+    for (const budget of ['strict', 'general', 'network', 'account', 'mailbox'])
+      expect(sampleValue(before, 'tenant_auth_rate_limited_total', { budget })).toBe(0);
+
+    metrics.onEvent(event('login_succeeded'));
+    metrics.onEvent(event('login_succeeded'));
+    metrics.onEvent(event('login_failed', { reason: 'wrong_password' }));
+    metrics.onEvent(event('login_failed', { reason: 'unknown_email' }));
+    metrics.onEvent(event('refreshed'));
+    metrics.onEvent(event('refresh_reissued'));
+    metrics.onEvent(event('replay_detected'));
+    metrics.onEvent(event('refresh_failed'));
+    metrics.onEvent(event('refresh_failed'));
+    metrics.onEvent(event('rate_limited', { budget: 'strict' }));
+    metrics.onEvent(event('registered'));
+
+    const after = await scrape(metrics);
+    expect(sampleValue(after, 'tenant_auth_logins_total', { outcome: 'success' })).toBe(2);
+    expect(sampleValue(after, 'tenant_auth_logins_total', { outcome: 'wrong_password' })).toBe(1);
+    expect(sampleValue(after, 'tenant_auth_logins_total', { outcome: 'unknown_email' })).toBe(1);
+    expect(sampleValue(after, 'tenant_auth_logins_total', { outcome: 'throttled' })).toBe(0);
+    expect(sampleValue(after, 'tenant_auth_refreshes_total', { outcome: 'rotated' })).toBe(1);
+    expect(sampleValue(after, 'tenant_auth_refreshes_total', { outcome: 'reissued' })).toBe(1);
+    expect(sampleValue(after, 'tenant_auth_refreshes_total', { outcome: 'replay' })).toBe(1);
+    expect(sampleValue(after, 'tenant_auth_refreshes_total', { outcome: 'invalid' })).toBe(2);
+    expect(sampleValue(after, 'tenant_auth_rate_limited_total', { budget: 'strict' })).toBe(1);
+    expect(sampleValue(after, 'tenant_auth_events_total', { type: 'registered' })).toBe(1);
+    expect(sampleValue(after, 'tenant_auth_events_total', { type: 'refresh_failed' })).toBe(2);
+  });
+
+  it('records password hashing, mail deliveries and responses', async () => {
+    const metrics = createServerMetrics({ defaultMetrics: false });
+    metrics.onPasswordHashing({ operation: 'verify', waitSeconds: 0.2, durationSeconds: 0.05 });
+    metrics.onPasswordHashing({ operation: 'verify', waitSeconds: 3, durationSeconds: 0.05 });
+    metrics.onMailDelivery({ template: 'password_reset', outcome: 'retry' });
+    metrics.onMailDelivery({ template: 'password_reset', outcome: 'dead' });
+    metrics.onResponse({
+      route: '/api/v1/sessions/:id',
+      method: 'DELETE',
+      status: 404,
+      durationSeconds: 0.003,
+    });
+    const families = await scrape(metrics);
+    const wait = (le: string) =>
+      sampleValue(families, 'tenant_auth_password_hashing_wait_seconds_bucket', { operation: 'verify', le });
+    expect(wait('0.25')).toBe(1);
+    expect(wait('5')).toBe(2);
+    expect(
+      sampleValue(families, 'tenant_auth_password_hashing_wait_seconds_sum', { operation: 'verify' }),
+    ).toBe(3.2);
+    expect(
+      sampleValue(families, 'tenant_auth_mail_deliveries_total', {
+        template: 'password_reset',
+        outcome: 'dead',
+      }),
+    ).toBe(1);
+    const labels = { route: '/api/v1/sessions/:id', method: 'DELETE', status: '404' };
+    expect(sampleValue(families, 'http_requests_total', labels)).toBe(1);
+    expect(sampleValue(families, 'http_request_duration_seconds_bucket', { ...labels, le: '0.005' })).toBe(1);
+  });
+
+  it('reads the hashing pool and the outbox at scrape time, once per scrape', async () => {
+    const metrics = createServerMetrics({ defaultMetrics: false });
+    let reads = 0;
+    let counts: OutboxCounts = { pending: 3, dead: 1, oldestPendingAt: new Date(Date.now() - 90_000) };
+    let failing = false;
+    metrics.observe({
+      stats: () => ({ hashing: { active: 2, queued: 7 } }),
+      outboxCounts: async () => {
+        reads += 1;
+        if (failing) throw new Error('database down');
+        return counts;
+      },
+    } as never);
+    let families = await scrape(metrics);
+    expect(reads).toBe(1);
+    expect(sampleValue(families, 'tenant_auth_password_hashing_queued')).toBe(7);
+    expect(sampleValue(families, 'tenant_auth_password_hashing_active')).toBe(2);
+    expect(sampleValue(families, 'tenant_auth_outbox_pending_messages')).toBe(3);
+    expect(sampleValue(families, 'tenant_auth_outbox_dead_messages')).toBe(1);
+    const age = sampleValue(families, 'tenant_auth_outbox_oldest_pending_age_seconds') ?? 0;
+    expect(age).toBeGreaterThanOrEqual(90);
+    expect(age).toBeLessThan(100);
+
+    counts = { pending: 0, dead: 0, oldestPendingAt: null };
+    families = await scrape(metrics);
+    expect(reads).toBe(2);
+    expect(sampleValue(families, 'tenant_auth_outbox_oldest_pending_age_seconds')).toBe(0);
+
+    // A database that does not answer: the scrape still succeeds, the outbox gauges say NaN.
+    failing = true;
+    families = await scrape(metrics);
+    expect(sampleValue(families, 'tenant_auth_outbox_pending_messages')).toBeNaN();
+    expect(sampleValue(families, 'tenant_auth_outbox_oldest_pending_age_seconds')).toBeNaN();
+  });
+
+  it('includes the process metrics: memory and event-loop lag', async () => {
+    const families = await scrape(createServerMetrics());
+    expect(families.get('process_resident_memory_bytes')?.type).toBe('gauge');
+    expect(families.get('nodejs_eventloop_lag_seconds')?.type).toBe('gauge');
+    expect(families.get('nodejs_heap_size_used_bytes')?.type).toBe('gauge');
+  });
+});

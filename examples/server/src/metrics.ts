@@ -1,0 +1,221 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type {
+  AuthEvent,
+  MailDeliveryOutcome,
+  OutboxCounts,
+  PasswordHashingMeasurement,
+  RateLimitBudget,
+  TenantAuth,
+} from 'tenant-auth-core';
+import type { ResponseInfo } from 'tenant-auth-koa';
+
+/** How long a scrape waits for the outbox counts before reporting them as unknown (NaN). */
+const OUTBOX_READ_TIMEOUT_MS = 1000;
+
+const LOGIN_OUTCOMES = ['success', 'wrong_password', 'unknown_email', 'throttled'] as const;
+const REFRESH_OUTCOMES = ['rotated', 'reissued', 'replay', 'invalid'] as const;
+const BUDGETS: readonly RateLimitBudget[] = ['strict', 'general', 'network', 'account', 'mailbox'];
+
+/** The outcome label of `tenant_auth_refreshes_total` for each refresh event. */
+const REFRESH_OUTCOME_OF: Partial<Record<AuthEvent['type'], (typeof REFRESH_OUTCOMES)[number]>> = {
+  refreshed: 'rotated',
+  refresh_reissued: 'reissued',
+  replay_detected: 'replay',
+  refresh_failed: 'invalid',
+};
+
+/**
+ * The Prometheus metrics of the reference server, in a registry of its own. Each hook feeds one source:
+ * `onEvent` core's auth events, `onPasswordHashing` and `onMailDelivery` core's instrumentation,
+ * `onResponse` tenant-auth-koa's response hook (and the server's own routes); gauges are read from
+ * `auth` when scraped. The names and labels are listed in the server's README.
+ */
+export interface ServerMetrics {
+  readonly registry: Registry;
+  /** For core's `onEvent`: logins, refreshes, rate-limit refusals and every event by type. */
+  onEvent(event: AuthEvent): void;
+  /** For core's `instrumentation.onPasswordHashing`. */
+  onPasswordHashing(measurement: PasswordHashingMeasurement): void;
+  /** For core's `instrumentation.onMailDelivery`. */
+  onMailDelivery(outcome: MailDeliveryOutcome): void;
+  /** For tenant-auth-koa's `onResponse`, and the server's own routes by fixed names. */
+  onResponse(info: ResponseInfo): void;
+  /** Reads the hashing pool and the outbox of `auth` at each scrape. */
+  observe(auth: Pick<TenantAuth, 'stats' | 'outboxCounts'>): void;
+  /** The Prometheus text of every metric, and its content type. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+}
+
+/**
+ * Creates the server's metrics. `defaultMetrics` (on by default) adds prom-client's process metrics:
+ * memory, CPU, event-loop lag, garbage collection, handles.
+ *
+ * @example
+ * const metrics = createServerMetrics();
+ * const auth = createTenantAuth({ ..., onEvent: metrics.onEvent, instrumentation: { onPasswordHashing: metrics.onPasswordHashing } });
+ * metrics.observe(auth);
+ * const { contentType, body } = await metrics.scrape();
+ */
+export function createServerMetrics(options: { defaultMetrics?: boolean } = {}): ServerMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+
+  const httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by route template (unmatched for no route), method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers,
+  });
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to decide the answer of an HTTP request, by route template, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const events = new Counter({
+    name: 'tenant_auth_events_total',
+    help: 'Authentication events (the audit log event types, refresh_failed and rate_limited), by type.',
+    labelNames: ['type'] as const,
+    registers,
+  });
+  const logins = new Counter({
+    name: 'tenant_auth_logins_total',
+    help: 'Login attempts that reached the credential check, by outcome: success, wrong_password, unknown_email, throttled.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const refreshes = new Counter({
+    name: 'tenant_auth_refreshes_total',
+    help: 'Refresh attempts by outcome: rotated, reissued (a race within the grace period), replay (the session was revoked), invalid.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const rateLimited = new Counter({
+    name: 'tenant_auth_rate_limited_total',
+    help: 'Requests refused by a rate limit, by the budget that refused them.',
+    labelNames: ['budget'] as const,
+    registers,
+  });
+  const hashingWait = new Histogram({
+    name: 'tenant_auth_password_hashing_wait_seconds',
+    help: 'Time a password hash or verification waited for a slot of the bounded hashing pool.',
+    labelNames: ['operation'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const hashingDuration = new Histogram({
+    name: 'tenant_auth_password_hashing_duration_seconds',
+    help: 'Time bcrypt ran for one password hash or verification.',
+    labelNames: ['operation'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  });
+  const mailDeliveries = new Counter({
+    name: 'tenant_auth_mail_deliveries_total',
+    help: 'Outbox delivery attempts by template and outcome: delivered, retry (failed, will be retried), dead (given up).',
+    labelNames: ['template', 'outcome'] as const,
+    registers,
+  });
+  for (const outcome of LOGIN_OUTCOMES) logins.inc({ outcome }, 0);
+  for (const outcome of REFRESH_OUTCOMES) refreshes.inc({ outcome }, 0);
+  for (const budget of BUDGETS) rateLimited.inc({ budget }, 0);
+
+  let source: Pick<TenantAuth, 'stats' | 'outboxCounts'> | undefined;
+  const hashing = (key: 'queued' | 'active') => source?.stats().hashing[key] ?? 0;
+  new Gauge({
+    name: 'tenant_auth_password_hashing_queued',
+    help: 'Password hashes and verifications waiting for a slot of the bounded hashing pool (queue depth).',
+    registers,
+    collect() {
+      this.set(hashing('queued'));
+    },
+  });
+  new Gauge({
+    name: 'tenant_auth_password_hashing_active',
+    help: 'Password hashes and verifications running now.',
+    registers,
+    collect() {
+      this.set(hashing('active'));
+    },
+  });
+
+  // One read of the outbox per scrape, shared by its gauges (collected concurrently).
+  let outboxRead: Promise<OutboxCounts | null> | undefined;
+  const readOutbox = (): Promise<OutboxCounts | null> => {
+    outboxRead ??= new Promise<OutboxCounts | null>((resolve) => {
+      if (!source) return resolve(null);
+      const timer = setTimeout(() => resolve(null), OUTBOX_READ_TIMEOUT_MS);
+      timer.unref();
+      source.outboxCounts().then(
+        (counts) => {
+          clearTimeout(timer);
+          resolve(counts);
+        },
+        () => {
+          clearTimeout(timer);
+          resolve(null);
+        },
+      );
+    }).finally(() => {
+      outboxRead = undefined;
+    });
+    return outboxRead;
+  };
+  const outboxGauge = (name: string, help: string, value: (counts: OutboxCounts) => number) =>
+    new Gauge({
+      name,
+      help: `${help} Read at scrape time; NaN when the database did not answer.`,
+      registers,
+      async collect() {
+        const counts = await readOutbox();
+        this.set(counts ? value(counts) : Number.NaN);
+      },
+    });
+  outboxGauge(
+    'tenant_auth_outbox_pending_messages',
+    'Emails in the outbox not yet delivered.',
+    (c) => c.pending,
+  );
+  outboxGauge(
+    'tenant_auth_outbox_dead_messages',
+    'Emails given up on and not yet cleaned up.',
+    (c) => c.dead,
+  );
+  outboxGauge(
+    'tenant_auth_outbox_oldest_pending_age_seconds',
+    'Age of the oldest email not yet delivered (0 when none is pending).',
+    (c) => (c.oldestPendingAt ? Math.max(0, (Date.now() - c.oldestPendingAt.getTime()) / 1000) : 0),
+  );
+
+  return {
+    registry,
+    onEvent(event) {
+      events.inc({ type: event.type });
+      if (event.type === 'login_succeeded') logins.inc({ outcome: 'success' });
+      else if (event.type === 'login_failed') logins.inc({ outcome: event.reason });
+      else if (event.type === 'rate_limited') rateLimited.inc({ budget: event.budget });
+      const refresh = REFRESH_OUTCOME_OF[event.type];
+      if (refresh) refreshes.inc({ outcome: refresh });
+    },
+    onPasswordHashing({ operation, waitSeconds, durationSeconds }) {
+      hashingWait.observe({ operation }, waitSeconds);
+      hashingDuration.observe({ operation }, durationSeconds);
+    },
+    onMailDelivery({ template, outcome }) {
+      mailDeliveries.inc({ template, outcome });
+    },
+    onResponse({ route, method, status, durationSeconds }) {
+      const labels = { route, method, status: String(status) };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, durationSeconds);
+    },
+    observe(auth) {
+      source = auth;
+    },
+    async scrape() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}

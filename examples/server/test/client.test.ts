@@ -1,0 +1,332 @@
+/**
+ * tenant-auth-client against the reference server, in Node, in bearer mode: every route of API 1.0 and
+ * 1.1 through the client's methods, the mail flows through a real SMTP server, the silent refresh, the
+ * refresh after a 401, and a replayed refresh token that revokes the session. Every answer the client
+ * receives is also checked against the OpenAPI document, as api() does for the other suites.
+ */
+
+import {
+  type ClientTimers,
+  createTenantAuthClient,
+  type FetchLike,
+  isTenantAuthClientError,
+  memoryTokenStorage,
+  type SessionChange,
+  type TenantAuthClient,
+  TenantAuthClientError,
+  type TokenStorage,
+} from 'tenant-auth-client';
+import { ManualClock } from 'tenant-auth-core/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { referenceOpenApiDocument } from '../../../scripts/openapi-document.js';
+import { createOpenApiValidator } from '../../../test-support/openapi-validator.js';
+import { PASSWORD, uniqueEmail } from './helpers/http.js';
+import { TestInbox } from './helpers/smtp.js';
+import { startTestServer, type TestServer } from './helpers/test-server.js';
+
+const NEW_PASSWORD = 'Another-Horse-Battery-77';
+
+/** Timers that fire only when told, on the shared manual clock. */
+class ManualTimers implements ClientTimers {
+  #timers: { id: number; at: number; callback: () => void }[] = [];
+  #next = 1;
+  constructor(private readonly clock: ManualClock) {}
+  setTimeout(callback: () => void, ms: number): unknown {
+    const id = this.#next++;
+    this.#timers.push({ id, at: this.clock.now().getTime() + ms, callback });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.#timers = this.#timers.filter((t) => t.id !== handle);
+  }
+  /** The time of the next timer, in ms. */
+  nextAt(): number | undefined {
+    return this.#timers.map((t) => t.at).sort((a, b) => a - b)[0];
+  }
+  /** Fires the timers due now. */
+  fireDue(): void {
+    const now = this.clock.now().getTime();
+    const due = this.#timers.filter((t) => t.at <= now);
+    this.#timers = this.#timers.filter((t) => t.at > now);
+    for (const t of due) t.callback();
+  }
+}
+
+describe('tenant-auth-client against the reference server (bearer mode)', () => {
+  let server: TestServer;
+  let inbox: TestInbox;
+  const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
+  const contract = createOpenApiValidator(referenceOpenApiDocument());
+  let problems: string[] = [];
+  let requests: { method: string; path: string; status: number }[] = [];
+  const clients: TenantAuthClient[] = [];
+
+  /** The platform's fetch, each answer checked against the OpenAPI document. */
+  const checkedFetch: FetchLike = async (url, init) => {
+    const res = await fetch(url, init);
+    const text = await res.clone().text();
+    const { pathname, search } = new URL(url);
+    const method = init.method ?? 'GET';
+    requests.push({ method, path: pathname, status: res.status });
+    problems.push(
+      ...contract.check(
+        { method, path: `${pathname}${search}` },
+        { status: res.status, headers: res.headers, text },
+      ),
+    );
+    return res;
+  };
+
+  function client(options: { storage?: TokenStorage; timers?: ClientTimers; autoRefresh?: boolean } = {}): {
+    client: TenantAuthClient;
+    changes: SessionChange[];
+  } {
+    const changes: SessionChange[] = [];
+    const c = createTenantAuthClient({
+      baseUrl: `${server.baseUrl}/api/v1`,
+      mode: 'bearer',
+      fetch: checkedFetch,
+      clock: { now: () => clock.now().getTime() },
+      autoRefresh: options.autoRefresh ?? false,
+      onSessionChange: (change) => changes.push(change),
+      ...(options.storage ? { storage: options.storage } : {}),
+      ...(options.timers ? { timers: options.timers } : {}),
+    });
+    clients.push(c);
+    return { client: c, changes };
+  }
+
+  const refreshes = () => requests.filter((r) => r.path === '/api/v1/auth/refresh');
+
+  async function caught(promise: Promise<unknown>): Promise<TenantAuthClientError> {
+    try {
+      await promise;
+    } catch (err) {
+      if (err instanceof TenantAuthClientError) return err;
+      throw err;
+    }
+    throw new Error('expected a TenantAuthClientError');
+  }
+
+  beforeAll(async () => {
+    inbox = await new TestInbox().start();
+    server = await startTestServer({ SMTP_URL: inbox.url, APP_URL: 'https://app.test' }, { clock });
+  });
+  afterEach(() => {
+    expect(problems, 'every answer matches the OpenAPI document').toEqual([]);
+    problems = [];
+    requests = [];
+  });
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    await server?.close();
+    await inbox?.stop();
+  });
+
+  it('runs every route of API 1.0 and 1.1 through the client', async () => {
+    const ownerEmail = uniqueEmail('owner');
+    const { client: owner, changes } = client();
+
+    // Registration sends a verification link.
+    const verification = await inbox.receive(ownerEmail, () =>
+      owner.register({ email: ownerEmail, password: PASSWORD, tenantName: 'Client Test Works' }),
+    );
+    const registered = await owner.getSession();
+    expect(registered?.user).toMatchObject({ email: ownerEmail, role: 'owner', emailVerified: false });
+    await owner.verifyEmail({ token: TestInbox.tokenOf(verification, '/verify-email') });
+    const verified = await owner.refresh();
+    expect(verified.user.emailVerified).toBe(true);
+    await owner.requestEmailVerification();
+
+    const tenant = await owner.getMyTenant();
+    expect(tenant.name).toBe('Client Test Works');
+    expect(await owner.getTenant(tenant.id)).toEqual(tenant);
+    expect((await caught(owner.getTenant('00000000-0000-4000-8000-000000000000'))).code).toBe('not_found');
+    expect(await owner.jwks()).toEqual({ keys: [] });
+    expect(await owner.health()).toEqual({ status: 'ok', database: 'ok' });
+    expect(await owner.request('openapi', {})).toMatchObject({ openapi: '3.1.0' });
+
+    // Invitations: one accepted, one revoked.
+    const adminEmail = uniqueEmail('admin');
+    let invitationId = '';
+    const invited = await inbox.receive(adminEmail, async () => {
+      invitationId = (await owner.createInvitation({ email: adminEmail, role: 'admin' })).id;
+    });
+    const spare = await owner.createInvitation({ email: uniqueEmail('spare'), role: 'member' });
+    expect((await owner.listInvitations()).map((i) => i.id).sort()).toEqual([invitationId, spare.id].sort());
+    await owner.revokeInvitation(spare.id);
+    const { client: admin } = client();
+    const joined = await admin.acceptInvitation({
+      token: TestInbox.tokenOf(invited, '/accept-invitation'),
+      password: PASSWORD,
+      deviceInfo: 'client test',
+    });
+    expect(joined.user).toMatchObject({ email: adminEmail, role: 'admin', tenantId: tenant.id });
+
+    // Members.
+    const members = await owner.listMembers();
+    expect(members.map((m) => m.email).sort()).toEqual([adminEmail, ownerEmail].sort());
+    const changed = await owner.changeMemberRole(joined.user.id, { role: 'member' });
+    expect(changed.role).toBe('member');
+    const denied = await caught(admin.createInvitation({ email: uniqueEmail('x'), role: 'member' }));
+    expect(denied).toMatchObject({ code: 'forbidden', status: 403 });
+    const lastOwner = await caught(owner.changeMemberRole(registered?.user.id ?? '', { role: 'member' }));
+    expect(lastOwner.code).toBe('last_owner');
+
+    // Passwords and email of the member.
+    await admin.changePassword({ currentPassword: PASSWORD, newPassword: NEW_PASSWORD });
+    const incorrect = await caught(
+      admin.changePassword({ currentPassword: 'Not-The-Password-1', newPassword: PASSWORD }),
+    );
+    expect(incorrect.code).toBe('validation_failed');
+    expect(incorrect.errors).toEqual([
+      expect.objectContaining({ field: 'currentPassword', code: 'incorrect' }),
+    ]);
+    const newEmail = uniqueEmail('moved');
+    const confirmation = await inbox.receive(newEmail, () =>
+      admin.changeEmail({ newEmail, password: NEW_PASSWORD }),
+    );
+    await admin.confirmEmailChange({ token: TestInbox.tokenOf(confirmation, '/confirm-email-change') });
+    const { client: moved } = client();
+    expect((await moved.login({ email: newEmail, password: NEW_PASSWORD })).user.email).toBe(newEmail);
+
+    // Sessions.
+    const { client: laptop } = client();
+    await laptop.login({ email: ownerEmail, password: PASSWORD });
+    const sessions = await owner.listSessions();
+    expect(sessions.length).toBeGreaterThanOrEqual(2);
+    const other = sessions.find((s) => !s.current);
+    await owner.revokeSession(other?.id ?? '');
+    await laptop.login({ email: ownerEmail, password: PASSWORD });
+    expect(await owner.revokeAllSessions({ exceptCurrent: true })).toBeGreaterThanOrEqual(1);
+    expect((await owner.listSessions()).every((s) => s.current)).toBe(true);
+
+    // The audit log, page by page.
+    const firstPage = await owner.listAuditEvents({ limit: 2 });
+    expect(firstPage.events).toHaveLength(2);
+    expect(firstPage.next).not.toBeNull();
+    const all = [];
+    for await (const event of owner.auditEvents({ limit: 3 })) all.push(event);
+    expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
+    expect(all.map((e) => e.type)).toEqual(expect.arrayContaining(['registered', 'invitation_accepted']));
+    const onlyLogins = await owner.listAuditEvents({ type: 'login_succeeded' });
+    expect(onlyLogins.events.every((e) => e.type === 'login_succeeded')).toBe(true);
+
+    // Removing the member ends its sessions.
+    await owner.removeMember(joined.user.id);
+    expect((await caught(moved.refresh())).code).toBe('invalid_token');
+
+    // Forgotten password: every session of the owner is revoked; the client hears it on its next refresh.
+    const reset = await inbox.receive(ownerEmail, () => owner.forgotPassword({ email: ownerEmail }));
+    await owner.resetPassword({ token: TestInbox.tokenOf(reset, '/reset-password'), password: NEW_PASSWORD });
+    expect((await caught(owner.refresh())).code).toBe('invalid_token');
+    expect(changes.at(-1)).toEqual({ type: 'revoked', source: 'local' });
+    await owner.login({ email: ownerEmail, password: NEW_PASSWORD });
+
+    // Account deletion of a tenant's only member, and logout.
+    const { client: loner, changes: lonerChanges } = client();
+    await loner.register({ email: uniqueEmail('loner'), password: PASSWORD });
+    await loner.deleteAccount({ password: PASSWORD });
+    expect(lonerChanges.at(-1)).toEqual({ type: 'signed_out', reason: 'account_deleted', source: 'local' });
+    await owner.logout();
+    expect(await owner.getSession()).toBeNull();
+    expect(changes.at(-1)).toEqual({ type: 'signed_out', reason: 'logout', source: 'local' });
+
+    // Every operation of the document was called.
+    const called = new Set(requests.map((r) => `${r.method} ${r.path}`));
+    const document = referenceOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const method of Object.keys(item)) {
+        const pattern = new RegExp(
+          `^${method.toUpperCase()} /api/v1${path.replaceAll('.', '\\.').replace(/\{\w+\}/g, '[^/]+')}$`,
+        );
+        expect(
+          [...called].some((c) => pattern.test(c)),
+          `${method} ${path}`,
+        ).toBe(true);
+      }
+    }
+  });
+
+  it('maps the problems of the server to typed errors', async () => {
+    const { client: c } = client();
+    const weak = await caught(c.register({ email: 'not-an-email', password: 'short' }));
+    expect(weak).toMatchObject({ code: 'validation_failed', status: 400 });
+    expect(weak.errors.map((e) => `${e.field}:${e.code}`).sort()).toEqual([
+      'email:invalid_email',
+      'password:missing_character_classes',
+      'password:too_short',
+    ]);
+    const wrong = await caught(c.login({ email: uniqueEmail('nobody'), password: PASSWORD }));
+    expect(wrong).toMatchObject({ code: 'invalid_credentials', status: 401 });
+    expect(isTenantAuthClientError(wrong, 'invalid_credentials')).toBe(true);
+    expect((await caught(c.listSessions())).code).toBe('invalid_token');
+  });
+
+  it('refreshes before a request once the access token has expired, and once after a 401', async () => {
+    const { client: c, changes } = client();
+    await c.login({ email: (await registered()).email, password: PASSWORD });
+    // The client's clock says the access token has expired: it refreshes first, no 401 needed.
+    clock.advance(16 * 60_000);
+    expect((await c.listSessions()).filter((s) => s.current)).toHaveLength(1);
+    expect(refreshes()).toHaveLength(1);
+    expect(requests.filter((r) => r.status === 401)).toHaveLength(0);
+
+    // The server revoked the access token's session-less validity: it answers 401; ten requests at once
+    // make one refresh between them and are each retried once.
+    const storage = memoryTokenStorage();
+    const { client: d } = client({ storage });
+    await d.login({ email: (await registered()).email, password: PASSWORD });
+    const tokens = await storage.get();
+    // A client whose clock lags: it still believes in an access token the server has seen expire.
+    await storage.set(tokens ? { ...tokens, accessTokenExpiresAt: Number.MAX_SAFE_INTEGER } : null);
+    clock.advance(16 * 60_000);
+    requests = [];
+    const results = await Promise.all(Array.from({ length: 10 }, () => d.listSessions()));
+    expect(results.every((list) => list.some((s) => s.current))).toBe(true);
+    expect(refreshes()).toHaveLength(1);
+    expect(requests.filter((r) => r.status === 401)).toHaveLength(10);
+    expect(changes.map((x) => x.type)).toEqual(['signed_in', 'refreshed']);
+  });
+
+  it('refreshes on its timer shortly before the access token expires', async () => {
+    const timers = new ManualTimers(clock);
+    const { client: c, changes } = client({ timers, autoRefresh: true });
+    const state = await c.login({ email: (await registered()).email, password: PASSWORD });
+    expect(timers.nextAt()).toBe(state.accessTokenExpiresAt - 30_000);
+    clock.set(timers.nextAt() ?? 0);
+    timers.fireDue();
+    await expect.poll(() => changes.map((x) => x.type)).toEqual(['signed_in', 'refreshed']);
+    expect(refreshes()).toHaveLength(1);
+    expect(timers.nextAt()).toBeGreaterThan(clock.now().getTime() + 800_000);
+  });
+
+  it('reports `revoked` when a replayed refresh token has revoked the session', async () => {
+    const storage = memoryTokenStorage();
+    const { client: c, changes } = client({ storage });
+    await c.login({ email: (await registered()).email, password: PASSWORD });
+    const stolen = (await storage.get())?.refreshToken;
+    await c.refresh();
+    // After the grace period, someone presents the old refresh token: a replay; the session is revoked.
+    clock.advance(11_000);
+    const replay = await fetch(`${server.baseUrl}/api/v1/auth/refresh`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refreshToken: stolen }),
+    });
+    expect(replay.status).toBe(401);
+    const err = await caught(c.refresh());
+    expect(err.code).toBe('invalid_token');
+    expect(changes.map((x) => x.type)).toEqual(['signed_in', 'refreshed', 'revoked']);
+    expect(await c.getSession()).toBeNull();
+  });
+
+  /** A fresh account of its own tenant. */
+  async function registered(): Promise<{ email: string }> {
+    const email = uniqueEmail('client');
+    const { client: c } = client();
+    await c.register({ email, password: PASSWORD });
+    c.close();
+    return { email };
+  }
+});

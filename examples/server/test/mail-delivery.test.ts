@@ -1,0 +1,164 @@
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from 'tenant-auth-core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChildServer } from './helpers/child-server.js';
+import { api, PASSWORD, uniqueEmail } from './helpers/http.js';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';
+import { TestInbox } from './helpers/smtp.js';
+import { startTestServer, TEST_SECRETS } from './helpers/test-server.js';
+
+/*
+ * The outbox over real SMTP: nothing is lost when the mail server or a server instance goes away, and
+ * two instances do not send a message twice. Links are read from what the SMTP server received.
+ */
+
+/** A TCP server that accepts connections and never says a word: an SMTP server that hangs. */
+async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function until(check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const backends = [{ name: 'pglite' }, ...(TEST_DATABASE_URL ? [{ name: 'postgres' }] : [])];
+
+describe.each(backends)('mail delivery on $name', ({ name }) => {
+  let inbox: TestInbox;
+  let db: TestDatabase | undefined;
+  let dir: string;
+
+  beforeAll(async () => {
+    inbox = await new TestInbox().start();
+    dir = await mkdtemp(join(tmpdir(), 'tenant-auth-mail-'));
+  });
+  afterAll(async () => {
+    await inbox?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Where both lives of a restarted server keep their data. */
+  async function database(label: string): Promise<Record<string, string>> {
+    if (name === 'postgres') {
+      db = await createTestDatabase(TEST_DATABASE_URL as string);
+      return { DATABASE_URL: db.url };
+    }
+    // An empty DATABASE_URL is unset: the embedded PGlite in DATA_DIR (the test server defaults to memory:).
+    return { DATA_DIR: join(dir, label), DATABASE_URL: '' };
+  }
+
+  it('delivers a message once the SMTP server answers again, after refusing it', async () => {
+    const clock = new ManualClock(Date.now());
+    const storage = name === 'postgres' ? await database('retry') : { DATABASE_URL: 'memory:' };
+    const server = await startTestServer({ ...storage, SMTP_URL: inbox.url }, { clock });
+    try {
+      inbox.refuse = 451;
+      const email = uniqueEmail('patient');
+      expect(
+        (await api(server.baseUrl, '/auth/register', { body: { email, password: PASSWORD } })).status,
+      ).toBe(201);
+      await until(() => server.logs.some((l) => l.includes('email delivery failed')));
+      expect(inbox.to(email)).toEqual([]);
+      expect(await server.auth.outboxCounts()).toMatchObject({ pending: 1, dead: 0 });
+      inbox.refuse = undefined;
+      // The retry is due 30 s (± 20 %) later; the delivery loop looks every 5 s.
+      clock.advance(60_000);
+      const mail = await inbox.waitFor(email, 1, 15_000);
+      expect(TestInbox.tokenOf(mail, '/verify-email')).toMatch(/^[\w-]{43}$/);
+      expect(inbox.to(email)).toHaveLength(1);
+      await until(async () => (await server.auth.outboxCounts()).pending === 0);
+    } finally {
+      inbox.refuse = undefined;
+      await server.close();
+      await db?.drop();
+      db = undefined;
+    }
+  });
+
+  it('delivers a message committed by an instance that crashed before sending it, after restart', async () => {
+    const storage = await database('crash');
+    const blackhole = await silentServer();
+    const env = { PORT: '0', BCRYPT_COST: '4', ...TEST_SECRETS, ...storage };
+    const crashing = await startChildServer({ ...env, SMTP_URL: `smtp://127.0.0.1:${blackhole.port}` });
+    const email = uniqueEmail('survivor');
+    try {
+      // The registration commits its verification email; delivery claims it and hangs on the silent server.
+      expect(
+        (await api(crashing.url, '/auth/register', { body: { email, password: PASSWORD } })).status,
+      ).toBe(201);
+      crashing.kill('SIGKILL');
+      await crashing.exited;
+    } finally {
+      await blackhole.close();
+    }
+    expect(inbox.to(email)).toEqual([]);
+    // Restarted, later than the crashed instance's claim could hold the message (2 minutes).
+    const restarted = await startTestServer(
+      { ...storage, SMTP_URL: inbox.url },
+      { clock: new ManualClock(Date.now() + 5 * 60_000) },
+    );
+    try {
+      const mail = await inbox.waitFor(email, 1, 15_000);
+      const token = TestInbox.tokenOf(mail, '/verify-email');
+      expect((await api(restarted.baseUrl, '/auth/email/verify', { body: { token } })).status).toBe(204);
+    } finally {
+      await restarted.close();
+      await db?.drop();
+      db = undefined;
+    }
+  });
+
+  (name === 'postgres' ? it : it.skip)(
+    'lets two instances drain one outbox without sending any message twice',
+    async () => {
+      const storage = await database('shared');
+      const a = await startTestServer({ ...storage, SMTP_URL: inbox.url });
+      const b = await startTestServer({ ...storage, SMTP_URL: inbox.url });
+      try {
+        const emails = Array.from({ length: 40 }, (_, i) => uniqueEmail(`pair${i}`));
+        await Promise.all(
+          emails.map((email, i) =>
+            api((i % 2 ? a : b).baseUrl, '/auth/register', { body: { email, password: PASSWORD } }),
+          ),
+        );
+        // Reset requests go through the other instance than the registration, so both loops compete.
+        await Promise.all(
+          emails.map((email, i) =>
+            api((i % 2 ? b : a).baseUrl, '/auth/password/forgot', { body: { email } }),
+          ),
+        );
+        await until(() => emails.every((email) => inbox.to(email).length >= 2), 30_000);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        for (const email of emails) expect(inbox.to(email)).toHaveLength(2);
+        expect(await a.auth.outboxCounts()).toMatchObject({ pending: 0, dead: 0 });
+      } finally {
+        await a.close();
+        await b.close();
+        await db?.drop();
+        db = undefined;
+      }
+    },
+  );
+});
