@@ -1,0 +1,124 @@
+// Enumeration timing: the median latency of a login with an unknown email against the median latency of a
+// login with a known email and a wrong password, on the reference server (PostgreSQL, bcrypt at
+// BENCH_BCRYPT_COST, default 12). Both answer 401 invalid_credentials; if the unknown email skipped the
+// bcrypt compare it would answer in a fraction of the time and tell an attacker which emails exist. One
+// request at a time, the two kinds alternating (so drift hits both alike), each from its own client address.
+// Then the same for "forgot password" (API 1.1: `202 {}` in the same time whether or not the address has an
+// account): the median latency for an unknown address against a known one. The known one is a fresh
+// account each time, so its mailbox budget (5 emails an hour) never makes it skip the account's work.
+import { randomBytes } from 'node:crypto';
+import {
+  addRow,
+  BCRYPT_COST,
+  clientAddress,
+  createThrowawayDatabase,
+  DURATION,
+  fmt,
+  http,
+  main,
+  median,
+  postgresProblem,
+  quantile,
+  registerUser,
+  skipRow,
+  startReferenceServer,
+} from './lib/harness.mjs';
+
+const PAIRS = Math.max(10, Math.round(DURATION * 4));
+const WARMUP = 2;
+
+await main(async () => {
+  const problem = await postgresProblem();
+  if (problem) {
+    skipRow('enumeration.timing', 'enumeration timing', problem, '0.9 to 1.1');
+    return;
+  }
+  const db = await createThrowawayDatabase('enum');
+  const server = await startReferenceServer({ databaseUrl: db.url });
+  const user = await registerUser(server.url, 'enum');
+  const url = `${server.url}/api/v1/auth/login`;
+  let n = 0;
+  const attempt = async (email) => {
+    const res = await http(url, {
+      method: 'POST',
+      body: { email, password: `Wrong-${randomBytes(6).toString('hex')}-1` },
+      headers: { 'x-forwarded-for': clientAddress(n++) },
+    });
+    if (res.status !== 401)
+      throw new Error(`login: expected 401, got ${res.status} ${JSON.stringify(res.body)}`);
+    return res.ms;
+  };
+  const unknown = [];
+  const known = [];
+  for (let i = 0; i < PAIRS + WARMUP; i++) {
+    // Alternate which goes first, so neither kind always follows the other.
+    const order = i % 2 === 0 ? ['unknown', 'known'] : ['known', 'unknown'];
+    for (const kind of order) {
+      const ms =
+        kind === 'unknown'
+          ? await attempt(`nobody-${randomBytes(6).toString('hex')}@bench.example.com`)
+          : await attempt(user.email);
+      if (i >= WARMUP) (kind === 'unknown' ? unknown : known).push(ms);
+    }
+  }
+  // Forgot password: a fresh known account per request (registered before the timed part).
+  const forgotUrl = `${server.url}/api/v1/auth/password/forgot`;
+  const accounts = [];
+  for (let i = 0; i < PAIRS + WARMUP; i++) accounts.push(await registerUser(server.url, `forgot${i}`));
+  const forgot = async (email) => {
+    const res = await http(forgotUrl, {
+      method: 'POST',
+      body: { email },
+      headers: { 'x-forwarded-for': clientAddress(n++) },
+    });
+    if (res.status !== 202)
+      throw new Error(`forgot: expected 202, got ${res.status} ${JSON.stringify(res.body)}`);
+    return res.ms;
+  };
+  const forgotUnknown = [];
+  const forgotKnown = [];
+  for (let i = 0; i < PAIRS + WARMUP; i++) {
+    const order = i % 2 === 0 ? ['unknown', 'known'] : ['known', 'unknown'];
+    for (const kind of order) {
+      const ms =
+        kind === 'unknown'
+          ? await forgot(`nobody-${randomBytes(6).toString('hex')}@bench.example.com`)
+          : await forgot(accounts[i].email);
+      if (i >= WARMUP) (kind === 'unknown' ? forgotUnknown : forgotKnown).push(ms);
+    }
+    // Let the background work of this pair finish, so it does not sit in the next pair's timing.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await server.stop();
+  await db.drop();
+  const fu = median(forgotUnknown);
+  const fk = median(forgotKnown);
+  addRow({
+    id: 'enumeration.forgot',
+    benchmark: `enumeration timing: median "forgot password" latency, unknown address, ${PAIRS} each`,
+    measured: `unknown address ${fmt.ms(fu)}`,
+    baseline: `known address ${fmt.ms(fk)}`,
+    ratio: fu / fk,
+    target: '0.9 to 1.1',
+    check: (x) => x >= 0.9 && x <= 1.1,
+    details: {
+      unknown: { median: fu, p90: quantile(forgotUnknown, 0.9), samples: forgotUnknown },
+      known: { median: fk, p90: quantile(forgotKnown, 0.9), samples: forgotKnown },
+    },
+  });
+  const mu = median(unknown);
+  const mk = median(known);
+  addRow({
+    id: 'enumeration.timing',
+    benchmark: `enumeration timing: median login latency, unknown email, bcrypt cost ${BCRYPT_COST}, ${PAIRS} each`,
+    measured: `unknown email ${fmt.ms(mu)}`,
+    baseline: `known email, wrong password ${fmt.ms(mk)}`,
+    ratio: mu / mk,
+    target: '0.9 to 1.1',
+    check: (x) => x >= 0.9 && x <= 1.1,
+    details: {
+      unknown: { median: mu, p90: quantile(unknown, 0.9), samples: unknown },
+      known: { median: mk, p90: quantile(known, 0.9), samples: known },
+    },
+  });
+});

@@ -1,0 +1,136 @@
+// Memory: the reference server's RSS after N login + refresh + logout cycles (BENCH_MEMORY_CYCLES, 20,000 in
+// the suite, 100,000 in the issue)
+// against its RSS after the first tenth of them (both counted after BENCH_MEMORY_WARMUP unmeasured cycles,
+// default 5,000), on PostgreSQL. 32 clients cycle at once, each as its
+// own user from its own client networks (as many networks as keep the per-network budget, 100 credential
+// requests a minute, out of the way at this rate). Growth past the first tenth is what leaks: caches,
+// rate-limit keys and pools are full by then. bcrypt cost 4 here (NODE_ENV=test, which allows it): the
+// cost changes the CPU of a login, not what the server keeps, and 100,000 logins at cost 12 would take
+// hours on two cores.
+import {
+  addRow,
+  createThrowawayDatabase,
+  expectStatus,
+  fmt,
+  http,
+  main,
+  postgresProblem,
+  registerUser,
+  skipRow,
+  startReferenceServer,
+} from './lib/harness.mjs';
+
+// The suite default keeps `pnpm bench` under 10 minutes on two cores; BENCH_MEMORY_CYCLES=100000 is the
+// issue's figure (about 10 minutes on its own here).
+const CYCLES = Number(process.env.BENCH_MEMORY_CYCLES ?? 20_000);
+// A bound on the time as well, for a busy machine: the run then ends early and the baseline is the RSS
+// at a tenth of the cycles it did complete.
+const MAX_SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? (CYCLES > 20_000 ? 1800 : 210));
+const SAMPLE_EVERY = Math.max(100, Math.round(CYCLES / 100));
+// Unmeasured cycles first: the server's heap, JIT code, connection pool and rate-limit store grow to their
+// working size over the first ~5,000 cycles here (about 30 s). Counted from there, "after the first tenth"
+// is past that warm-up for the suite's 20,000 cycles as it is for the issue's 100,000.
+const WARMUP = Number(process.env.BENCH_MEMORY_WARMUP ?? 5_000);
+const CLIENTS = 32;
+const NETWORKS_PER_CLIENT = 128;
+const TARGET = 0.1;
+
+await main(async () => {
+  const problem = await postgresProblem();
+  if (problem) {
+    skipRow('memory.rss-growth', 'memory', problem, `growth < ${TARGET * 100} %`);
+    return;
+  }
+  const db = await createThrowawayDatabase('memory');
+  const server = await startReferenceServer({
+    databaseUrl: db.url,
+    bcryptCost: 4,
+    // A 10 s rate-limit window instead of 60 s: the in-memory rate-limit store (bounded: a sliding log per
+    // client key for one window) then reaches its steady size within the first tenth of the run. With
+    // 60 s it fills for a minute, which the issue's 100,000 cycles hide and the suite's 20,000 do not.
+    env: { NODE_ENV: 'test', RATE_LIMIT_WINDOW_SECONDS: '10' },
+  });
+  const users = [];
+  for (let c = 0; c < CLIENTS; c++) users.push(await registerUser(server.url, `mem${c}`));
+  const api = `${server.url}/api/v1`;
+  let done = 0;
+  let rssPeak = 0;
+  const samples = [];
+  const started = performance.now();
+  const sample = () => {
+    const rss = server.rssBytes();
+    if (rss !== null) rssPeak = Math.max(rssPeak, rss);
+    return rss;
+  };
+  const deadline = started + MAX_SECONDS * 1000;
+  const client = async (c) => {
+    let k = 0;
+    while (done < WARMUP + CYCLES && performance.now() < deadline) {
+      const n = c * NETWORKS_PER_CLIENT + (k++ % NETWORKS_PER_CLIENT);
+      const xff = { 'x-forwarded-for': `127.${1 + (n >> 8)}.${n & 255}.${1 + c}` };
+      const login = expectStatus(
+        await http(`${api}/auth/login`, {
+          method: 'POST',
+          body: { email: users[c].email, password: users[c].password },
+          headers: xff,
+        }),
+        200,
+        'login',
+      );
+      const refreshed = expectStatus(
+        await http(`${api}/auth/refresh`, {
+          method: 'POST',
+          body: { refreshToken: login.refreshToken },
+          headers: xff,
+        }),
+        200,
+        'refresh',
+      );
+      expectStatus(
+        await http(`${api}/auth/logout`, {
+          method: 'POST',
+          headers: { ...xff, authorization: `Bearer ${refreshed.refreshToken}` },
+        }),
+        204,
+        'logout',
+      );
+      done++;
+      const counted = done - WARMUP;
+      if (counted > 0 && counted % SAMPLE_EVERY === 0)
+        samples.push({ cycles: counted, rss: sample(), seconds: (performance.now() - started) / 1000 });
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
+  const rssEnd = sample();
+  const seconds = (performance.now() - started) / 1000;
+  await server.stop();
+  await db.drop();
+  const measured = done - WARMUP;
+  if (measured < SAMPLE_EVERY * 10)
+    throw new Error(`only ${done} cycles in ${Math.round(seconds)} s: too few to measure`);
+  const first = Math.round(measured / 10);
+  const rssFirst = samples.reduce((best, x) =>
+    Math.abs(x.cycles - first) < Math.abs(best.cycles - first) ? x : best,
+  ).rss;
+  const growth = rssEnd / rssFirst - 1;
+  addRow({
+    id: 'memory.rss-growth',
+    benchmark: `memory: server RSS after ${fmt.n(measured)} login+refresh+logout cycles (after ${fmt.n(WARMUP)} unmeasured; ${(done / seconds).toFixed(0)} cycles/s)`,
+    measured: `${fmt.mb(rssEnd)} (peak ${fmt.mb(rssPeak)})`,
+    baseline: `after ${fmt.n(first)}: ${fmt.mb(rssFirst)}`,
+    ratio: rssEnd / rssFirst,
+    target: `growth < ${TARGET * 100} % (ratio < ${1 + TARGET})`,
+    check: (x) => x < 1 + TARGET,
+    details: {
+      cycles: measured,
+      warmup: WARMUP,
+      asked: CYCLES,
+      growth,
+      rssFirst,
+      rssEnd,
+      rssPeak,
+      seconds,
+      samples,
+    },
+  });
+});

@@ -1,0 +1,75 @@
+// Authenticated read on the reference server (PostgreSQL): GET /api/v1/health and GET /api/v1/tenants/me
+// with a bearer token, 50 connections, against the ceiling measured in the same run: bare Koa (the
+// server's own Koa and Node) answering a constant JSON body on GET /. The phases are interleaved over two
+// rounds (ceiling, health, me, ceiling, health, me), so drift of the shared machine hits every side
+// alike. The load generator (autocannon) runs in this process, on the same cores, for every phase alike.
+import { fileURLToPath } from 'node:url';
+import {
+  addRow,
+  assertClean,
+  createThrowawayDatabase,
+  fmt,
+  interleaved,
+  main,
+  postgresProblem,
+  registerUser,
+  skipRow,
+  startReferenceServer,
+  startScript,
+} from './lib/harness.mjs';
+
+const CONNECTIONS = 50;
+const TARGET_HEALTH = 0.5;
+
+await main(async () => {
+  const problem = await postgresProblem();
+  if (problem) {
+    skipRow('read.health', 'authenticated read: GET /api/v1/health', problem, `>= ${TARGET_HEALTH}`);
+    skipRow('read.tenants-me', 'authenticated read: GET /api/v1/tenants/me', problem, 'report');
+    return;
+  }
+  const db = await createThrowawayDatabase('read');
+  const server = await startReferenceServer({ databaseUrl: db.url });
+  const user = await registerUser(server.url, 'read');
+  const headers = { authorization: `Bearer ${user.accessToken}` };
+  const ceilingApp = await startScript(fileURLToPath(new URL('./servers/bare-koa.mjs', import.meta.url)));
+
+  const r = await interleaved({
+    ceiling: { options: { url: `${ceilingApp.url}/`, connections: CONNECTIONS }, pid: ceilingApp.pid },
+    health: {
+      options: { url: `${server.url}/api/v1/health`, headers, connections: CONNECTIONS },
+      pid: server.pid,
+    },
+    me: {
+      options: { url: `${server.url}/api/v1/tenants/me`, headers, connections: CONNECTIONS },
+      pid: server.pid,
+    },
+  });
+  await ceilingApp.stop();
+  await server.stop();
+  await db.drop();
+  assertClean('ceiling', r.ceiling);
+  assertClean('health', r.health);
+  assertClean('tenants/me', r.me);
+
+  const baseline = `bare Koa GET / ${fmt.rps(r.ceiling.rps)}`;
+  addRow({
+    id: 'read.health',
+    benchmark: `authenticated read: GET /api/v1/health, bearer, PostgreSQL, ${CONNECTIONS} connections`,
+    measured: `${fmt.rps(r.health.rps)} (p99 ${fmt.ms(r.health.latency.p99)})`,
+    baseline,
+    ratio: r.health.rps / r.ceiling.rps,
+    target: `>= ${TARGET_HEALTH}`,
+    check: (x) => x >= TARGET_HEALTH,
+    details: { ceiling: r.ceiling, health: r.health },
+  });
+  addRow({
+    id: 'read.tenants-me',
+    benchmark: `authenticated read: GET /api/v1/tenants/me, bearer, PostgreSQL, ${CONNECTIONS} connections`,
+    measured: `${fmt.rps(r.me.rps)} (p99 ${fmt.ms(r.me.latency.p99)})`,
+    baseline,
+    ratio: r.me.rps / r.ceiling.rps,
+    target: 'report',
+    details: { me: r.me },
+  });
+});
