@@ -11,18 +11,26 @@ export default defineConfig({
   resolve: {
     alias: [
       {
+        find: /^tenant-auth-core\/store-kit$/,
+        replacement: src('./packages/tenant-auth-core/src/store-kit.ts'),
+      },
+      {
         find: /^tenant-auth-core\/testing$/,
         replacement: src('./packages/tenant-auth-core/src/testing/index.ts'),
       },
       { find: /^tenant-auth-core$/, replacement: src('./packages/tenant-auth-core/src/index.ts') },
+      { find: /^tenant-auth-koa\/contract$/, replacement: src('./packages/tenant-auth-koa/src/contract.ts') },
       { find: /^tenant-auth-koa$/, replacement: src('./packages/tenant-auth-koa/src/index.ts') },
       { find: /^tenant-auth-mikro-orm$/, replacement: src('./packages/tenant-auth-mikro-orm/src/index.ts') },
       { find: /^tenant-auth-redis$/, replacement: src('./packages/tenant-auth-redis/src/index.ts') },
+      { find: /^tenant-auth-client$/, replacement: src('./packages/tenant-auth-client/src/index.ts') },
     ],
   },
   test: {
     // The JSON report is what .ci/run counts; `pnpm test` writes it for everyone, so CI runs the README's command as is.
-    reporters: ['default', ['json', { outputFile: '.vitest-report.json' }]],
+    // The path is set through `outputFile` (not the reporter's own option) so `--outputFile.json=…` can override it.
+    reporters: ['default', 'json'],
+    outputFile: { json: '.vitest-report.json' },
     // The conformance suites of tenant-auth-core/testing fall back to the global test functions.
     globals: true,
     testTimeout: 30_000,
@@ -41,7 +49,15 @@ export default defineConfig({
         extends: true,
         test: { name: 'redis', include: ['packages/tenant-auth-redis/{src,test}/**/*.test.ts'] },
       },
+      {
+        extends: true,
+        test: { name: 'client', include: ['packages/tenant-auth-client/{src,test}/**/*.test.ts'] },
+      },
       { extends: true, test: { name: 'server', include: ['examples/server/{src,test}/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'custom-app', include: ['examples/custom-app/{src,test}/**/*.test.ts'] },
+      },
       { extends: true, test: { name: 'browser', include: ['examples/browser-e2e/test/**/*.test.ts'] } },
     ],
   },
