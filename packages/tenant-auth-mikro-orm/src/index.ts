@@ -1,11 +1,17 @@
 // tenant-auth-mikro-orm: tenant-auth's stores, entities and migrations on MikroORM 7 (PostgreSQL, PGlite).
 
 export { createMikroOrmStores } from './create-mikro-orm-stores.js';
+export type { TenantAuthAuditEventEntity } from './entities/audit-event.js';
 export { TenantAuthAuditEvent } from './entities/audit-event.js';
+export type { TenantAuthOneTimeTokenEntity } from './entities/one-time-token.js';
 export { TenantAuthOneTimeToken } from './entities/one-time-token.js';
+export type { TenantAuthOutboxMessageEntity } from './entities/outbox-message.js';
 export { TenantAuthOutboxMessage } from './entities/outbox-message.js';
+export type { TenantAuthSessionEntity } from './entities/session.js';
 export { TenantAuthSession } from './entities/session.js';
+export type { TenantAuthTenantEntity } from './entities/tenant.js';
 export { TenantAuthTenant } from './entities/tenant.js';
+export type { TenantAuthUserEntity } from './entities/user.js';
 export { TenantAuthUser } from './entities/user.js';
 export type { EntityManagerSource } from './entity-manager-source.js';
 export type { TenantAuthMigrationOptions } from './run-tenant-auth-migrations.js';

@@ -1,9 +1,10 @@
-import { TenantAuthAuditEvent } from './entities/audit-event.js';
-import { TenantAuthOneTimeToken } from './entities/one-time-token.js';
-import { TenantAuthOutboxMessage } from './entities/outbox-message.js';
-import { TenantAuthSession } from './entities/session.js';
-import { TenantAuthTenant } from './entities/tenant.js';
-import { TenantAuthUser } from './entities/user.js';
+import type { EntitySchema } from '@mikro-orm/core';
+import { TenantAuthAuditEvent, type TenantAuthAuditEventEntity } from './entities/audit-event.js';
+import { TenantAuthOneTimeToken, type TenantAuthOneTimeTokenEntity } from './entities/one-time-token.js';
+import { TenantAuthOutboxMessage, type TenantAuthOutboxMessageEntity } from './entities/outbox-message.js';
+import { TenantAuthSession, type TenantAuthSessionEntity } from './entities/session.js';
+import { TenantAuthTenant, type TenantAuthTenantEntity } from './entities/tenant.js';
+import { TenantAuthUser, type TenantAuthUserEntity } from './entities/user.js';
 
 /**
  * Every entity of tenant-auth, to spread into the application's own `entities` option.
@@ -11,11 +12,18 @@ import { TenantAuthUser } from './entities/user.js';
  * @example
  * const orm = await MikroORM.init({ entities: [...tenantAuthEntities, Book, Author], clientUrl });
  */
-export const tenantAuthEntities = [
+export const tenantAuthEntities: readonly [
+  EntitySchema<TenantAuthTenantEntity>,
+  EntitySchema<TenantAuthUserEntity>,
+  EntitySchema<TenantAuthSessionEntity>,
+  EntitySchema<TenantAuthOneTimeTokenEntity>,
+  EntitySchema<TenantAuthOutboxMessageEntity>,
+  EntitySchema<TenantAuthAuditEventEntity>,
+] = [
   TenantAuthTenant,
   TenantAuthUser,
   TenantAuthSession,
   TenantAuthOneTimeToken,
   TenantAuthOutboxMessage,
   TenantAuthAuditEvent,
-] as const;
+];

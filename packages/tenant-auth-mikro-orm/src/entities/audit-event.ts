@@ -1,26 +1,34 @@
-import { defineEntity, p } from '@mikro-orm/core';
-import { TenantAuthTenant } from './tenant.js';
+import { defineEntity, type EntitySchema, type InferEntity, p } from '@mikro-orm/core';
+import type { Mutual } from './mutual.js';
+import { tenantAuthTenantSchema } from './tenant.js';
 
-/**
- * The audit log, `tenant_auth_audit_event`: a tenant's security events, ids time-ordered (UUIDv7). The
- * primary key is `(tenant_id, id)`: every read is a tenant's, so the first page of a tenant is read
- * backwards from the key, never by walking other tenants' newer events along an index on `id` alone
- * (which PostgreSQL prefers for a tenant that holds most of the table, whatever its recent share).
- * Events go with their tenant (`on delete cascade`); `actor_id`, `subject_id` and `session_id` have no
- * foreign keys, so an event outlives the user and the session it names. Indexes: `(tenant_id, type, id)`,
- * `(tenant_id, actor_id, id)`, `(tenant_id, subject_id, id)` (filtered pages, newest first: scanned
- * backwards) and `at` (retention).
+/** A row of `tenant_auth_audit_event`, as {@link TenantAuthAuditEvent} maps it.
  *
  * @example
- * const failures = await orm.em.fork().count(TenantAuthAuditEvent, { tenantId, type: 'login_failed' });
+ * const events: TenantAuthAuditEventEntity[] = await em.find(TenantAuthAuditEvent, { tenantId, type: 'login_failed' });
  */
-export const TenantAuthAuditEvent = defineEntity({
+export interface TenantAuthAuditEventEntity {
+  tenantId: string;
+  /** UUIDv7: time-ordered. */
+  id: string;
+  type: string;
+  at: Date;
+  actorId?: string | null;
+  subjectId?: string | null;
+  sessionId?: string | null;
+  ipAddress?: string | null;
+  userAgent?: string | null;
+  requestId?: string | null;
+}
+
+/** The schema as defined, with MikroORM's inferred types: what the stores query with. Internal. */
+export const tenantAuthAuditEventSchema = defineEntity({
   name: 'TenantAuthAuditEvent',
   tableName: 'tenant_auth_audit_event',
   primaryKeys: ['tenantId', 'id'],
   properties: {
     tenantId: () =>
-      p.manyToOne(TenantAuthTenant).mapToPk().primary().fieldName('tenant_id').deleteRule('cascade'),
+      p.manyToOne(tenantAuthTenantSchema).mapToPk().primary().fieldName('tenant_id').deleteRule('cascade'),
     id: p.uuid().primary().fieldName('id'),
     type: p.text().fieldName('type'),
     at: p.datetime().fieldName('at').index('tenant_auth_audit_event_at_idx'),
@@ -40,3 +48,22 @@ export const TenantAuthAuditEvent = defineEntity({
     { name: 'tenant_auth_audit_event_subject_idx', properties: ['tenantId', 'subjectId', 'id'] },
   ],
 });
+
+/**
+ * The audit log, `tenant_auth_audit_event`: a tenant's security events, ids time-ordered (UUIDv7). The
+ * primary key is `(tenant_id, id)`: every read is a tenant's, so the first page of a tenant is read
+ * backwards from the key, never by walking other tenants' newer events along an index on `id` alone
+ * (which PostgreSQL prefers for a tenant that holds most of the table, whatever its recent share).
+ * Events go with their tenant (`on delete cascade`); `actor_id`, `subject_id` and `session_id` have no
+ * foreign keys, so an event outlives the user and the session it names. Indexes: `(tenant_id, type, id)`,
+ * `(tenant_id, actor_id, id)`, `(tenant_id, subject_id, id)` (filtered pages, newest first: scanned
+ * backwards) and `at` (retention).
+ *
+ * @example
+ * const failures = await orm.em.fork().count(TenantAuthAuditEvent, { tenantId, type: 'login_failed' });
+ */
+export const TenantAuthAuditEvent: EntitySchema<TenantAuthAuditEventEntity> =
+  tenantAuthAuditEventSchema as unknown as EntitySchema<TenantAuthAuditEventEntity>;
+
+// The published entity type describes what the schema maps, field for field, in both directions.
+true satisfies Mutual<TenantAuthAuditEventEntity, InferEntity<typeof tenantAuthAuditEventSchema>>;

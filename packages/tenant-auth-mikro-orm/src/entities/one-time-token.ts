@@ -1,30 +1,43 @@
-import { defineEntity, p } from '@mikro-orm/core';
-import { TenantAuthTenant } from './tenant.js';
-import { TenantAuthUser } from './user.js';
+import { defineEntity, type EntitySchema, type InferEntity, p } from '@mikro-orm/core';
+import type { Mutual } from './mutual.js';
+import { tenantAuthTenantSchema } from './tenant.js';
+import { tenantAuthUserSchema } from './user.js';
 
-/**
- * The one-time token table, `tenant_auth_one_time_token`: invitations, password resets, email
- * verifications and email changes, each stored by the SHA-256 of its token (unique). A token goes with its
- * tenant and with the user it was issued for (`on delete cascade`); `created_by` becomes null when the
- * inviting user is deleted; `session_id` has no foreign key (sessions are cleaned up on their own).
- * Indexes: `(user_id, kind, tenant_id)` and `(tenant_id, kind, email)` (a new token replaces the older of
- * its subject), `(tenant_id, kind, created_at desc)` (pending invitations), `expires_at` (cleanup).
+/** A row of `tenant_auth_one_time_token`, as {@link TenantAuthOneTimeToken} maps it.
  *
  * @example
- * const pending = await orm.em.fork().count(TenantAuthOneTimeToken, { kind: 'invitation', expiresAt: { $gt: new Date() } });
+ * const pending: TenantAuthOneTimeTokenEntity[] = await em.find(TenantAuthOneTimeToken, { tenantId, kind: 'invitation' });
  */
-export const TenantAuthOneTimeToken = defineEntity({
+export interface TenantAuthOneTimeTokenEntity {
+  id: string;
+  kind: 'invitation' | 'password_reset' | 'email_verification' | 'email_change';
+  tenantId: string;
+  userId?: string | null;
+  email: string;
+  role?: 'owner' | 'admin' | 'member' | null;
+  createdBy?: string | null;
+  sessionId?: string | null;
+  /** SHA-256 of the token, hex; the token itself is never stored. */
+  tokenHash: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** The schema as defined, with MikroORM's inferred types: what the stores query with. Internal. */
+export const tenantAuthOneTimeTokenSchema = defineEntity({
   name: 'TenantAuthOneTimeToken',
   tableName: 'tenant_auth_one_time_token',
   properties: {
     id: p.uuid().primary().fieldName('id'),
     kind: p.enum(['invitation', 'password_reset', 'email_verification', 'email_change']).fieldName('kind'),
-    tenantId: () => p.manyToOne(TenantAuthTenant).mapToPk().fieldName('tenant_id').deleteRule('cascade'),
-    userId: () => p.manyToOne(TenantAuthUser).mapToPk().nullable().fieldName('user_id').deleteRule('cascade'),
+    tenantId: () =>
+      p.manyToOne(tenantAuthTenantSchema).mapToPk().fieldName('tenant_id').deleteRule('cascade'),
+    userId: () =>
+      p.manyToOne(tenantAuthUserSchema).mapToPk().nullable().fieldName('user_id').deleteRule('cascade'),
     email: p.text().fieldName('email'),
     role: p.enum(['owner', 'admin', 'member']).nullable().fieldName('role'),
     createdBy: () =>
-      p.manyToOne(TenantAuthUser).mapToPk().nullable().fieldName('created_by').deleteRule('set null'),
+      p.manyToOne(tenantAuthUserSchema).mapToPk().nullable().fieldName('created_by').deleteRule('set null'),
     sessionId: p.uuid().nullable().fieldName('session_id'),
     tokenHash: p
       .string()
@@ -45,3 +58,20 @@ export const TenantAuthOneTimeToken = defineEntity({
     },
   ],
 });
+
+/**
+ * The one-time token table, `tenant_auth_one_time_token`: invitations, password resets, email
+ * verifications and email changes, each stored by the SHA-256 of its token (unique). A token goes with its
+ * tenant and with the user it was issued for (`on delete cascade`); `created_by` becomes null when the
+ * inviting user is deleted; `session_id` has no foreign key (sessions are cleaned up on their own).
+ * Indexes: `(user_id, kind, tenant_id)` and `(tenant_id, kind, email)` (a new token replaces the older of
+ * its subject), `(tenant_id, kind, created_at desc)` (pending invitations), `expires_at` (cleanup).
+ *
+ * @example
+ * const pending = await orm.em.fork().count(TenantAuthOneTimeToken, { kind: 'invitation', expiresAt: { $gt: new Date() } });
+ */
+export const TenantAuthOneTimeToken: EntitySchema<TenantAuthOneTimeTokenEntity> =
+  tenantAuthOneTimeTokenSchema as unknown as EntitySchema<TenantAuthOneTimeTokenEntity>;
+
+// The published entity type describes what the schema maps, field for field, in both directions.
+true satisfies Mutual<TenantAuthOneTimeTokenEntity, InferEntity<typeof tenantAuthOneTimeTokenSchema>>;

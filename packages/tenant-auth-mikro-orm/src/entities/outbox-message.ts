@@ -1,15 +1,29 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, type EntitySchema, type InferEntity, p } from '@mikro-orm/core';
+import type { Mutual } from './mutual.js';
 
-/**
- * The mail outbox, `tenant_auth_outbox_message`: messages written in the transaction of the change they
- * announce and delivered afterwards. `tenant_id` has no foreign key: a message outlives its tenant.
- * `payload` is sealed by core and emptied when the message is buried. Index: `next_attempt_at` of the
- * messages that are not dead (a partial index: what a claim scans).
+/** A row of `tenant_auth_outbox_message`, as {@link TenantAuthOutboxMessage} maps it.
  *
  * @example
- * const dead = await orm.em.fork().count(TenantAuthOutboxMessage, { deadAt: { $ne: null } });
+ * const dead: TenantAuthOutboxMessageEntity[] = await em.find(TenantAuthOutboxMessage, { deadAt: { $ne: null } });
  */
-export const TenantAuthOutboxMessage = defineEntity({
+export interface TenantAuthOutboxMessageEntity {
+  id: string;
+  tenantId?: string | null;
+  template: string;
+  /** The recipient's address. */
+  recipient: string;
+  /** Sealed by core (AES-GCM); emptied when the message is buried. */
+  payload: string;
+  createdAt: Date;
+  attempts: number;
+  nextAttemptAt: Date;
+  lockedUntil?: Date | null;
+  lastError?: string | null;
+  deadAt?: Date | null;
+}
+
+/** The schema as defined, with MikroORM's inferred types: what the stores query with. Internal. */
+export const tenantAuthOutboxMessageSchema = defineEntity({
   name: 'TenantAuthOutboxMessage',
   tableName: 'tenant_auth_outbox_message',
   properties: {
@@ -33,3 +47,18 @@ export const TenantAuthOutboxMessage = defineEntity({
     },
   ],
 });
+
+/**
+ * The mail outbox, `tenant_auth_outbox_message`: messages written in the transaction of the change they
+ * announce and delivered afterwards. `tenant_id` has no foreign key: a message outlives its tenant.
+ * `payload` is sealed by core and emptied when the message is buried. Index: `next_attempt_at` of the
+ * messages that are not dead (a partial index: what a claim scans).
+ *
+ * @example
+ * const dead = await orm.em.fork().count(TenantAuthOutboxMessage, { deadAt: { $ne: null } });
+ */
+export const TenantAuthOutboxMessage: EntitySchema<TenantAuthOutboxMessageEntity> =
+  tenantAuthOutboxMessageSchema as unknown as EntitySchema<TenantAuthOutboxMessageEntity>;
+
+// The published entity type describes what the schema maps, field for field, in both directions.
+true satisfies Mutual<TenantAuthOutboxMessageEntity, InferEntity<typeof tenantAuthOutboxMessageSchema>>;

@@ -1,22 +1,44 @@
-import { defineEntity, p } from '@mikro-orm/core';
-import { TenantAuthTenant } from './tenant.js';
-import { TenantAuthUser } from './user.js';
+import { defineEntity, type EntitySchema, type InferEntity, p } from '@mikro-orm/core';
+import type { Mutual } from './mutual.js';
+import { tenantAuthTenantSchema } from './tenant.js';
+import { tenantAuthUserSchema } from './user.js';
 
-/**
- * The session table, `tenant_auth_session`. Indexes: the current and the previous refresh hash (refresh
- * lookups), `(user_id, tenant_id, expires_at)` (listing and revoking a user's sessions), `expires_at`
- * and `revoked_at` (cleanup).
+/** A row of `tenant_auth_session`, as {@link TenantAuthSession} maps it.
  *
  * @example
- * const open = await orm.em.fork().count(TenantAuthSession, { revokedAt: null });
+ * const open: TenantAuthSessionEntity[] = await em.find(TenantAuthSession, { tenantId, userId, revokedAt: null });
  */
-export const TenantAuthSession = defineEntity({
+export interface TenantAuthSessionEntity {
+  id: string;
+  tenantId: string;
+  userId: string;
+  deviceInfo: string;
+  ipAddress?: string | null;
+  userAgent?: string | null;
+  createdAt: Date;
+  lastUsedAt: Date;
+  expiresAt: Date;
+  absoluteExpiresAt: Date;
+  revokedAt?: Date | null;
+  /** SHA-256 of the current refresh token; the token itself is never stored. */
+  refreshHash: string;
+  refreshJti: string;
+  refreshIssuedAt: Date;
+  refreshExpiresAt: Date;
+  /** SHA-256 of the refresh token this one replaced (the grace window's reissue and the replay check). */
+  previousRefreshHash?: string | null;
+  rotatedAt?: Date | null;
+}
+
+/** The schema as defined, with MikroORM's inferred types: what the stores query with. Internal. */
+export const tenantAuthSessionSchema = defineEntity({
   name: 'TenantAuthSession',
   tableName: 'tenant_auth_session',
   properties: {
     id: p.uuid().primary().fieldName('id'),
-    tenantId: () => p.manyToOne(TenantAuthTenant).mapToPk().fieldName('tenant_id').deleteRule('cascade'),
-    userId: () => p.manyToOne(TenantAuthUser).mapToPk().fieldName('user_id').deleteRule('cascade'),
+    tenantId: () =>
+      p.manyToOne(tenantAuthTenantSchema).mapToPk().fieldName('tenant_id').deleteRule('cascade'),
+    userId: () => p.manyToOne(tenantAuthUserSchema).mapToPk().fieldName('user_id').deleteRule('cascade'),
     deviceInfo: p.text().fieldName('device_info'),
     ipAddress: p.text().nullable().fieldName('ip_address'),
     userAgent: p.text().nullable().fieldName('user_agent'),
@@ -38,3 +60,17 @@ export const TenantAuthSession = defineEntity({
   },
   indexes: [{ name: 'tenant_auth_session_user_active_idx', properties: ['userId', 'tenantId', 'expiresAt'] }],
 });
+
+/**
+ * The session table, `tenant_auth_session`. Indexes: the current and the previous refresh hash (refresh
+ * lookups), `(user_id, tenant_id, expires_at)` (listing and revoking a user's sessions), `expires_at`
+ * and `revoked_at` (cleanup).
+ *
+ * @example
+ * const open = await orm.em.fork().count(TenantAuthSession, { revokedAt: null });
+ */
+export const TenantAuthSession: EntitySchema<TenantAuthSessionEntity> =
+  tenantAuthSessionSchema as unknown as EntitySchema<TenantAuthSessionEntity>;
+
+// The published entity type describes what the schema maps, field for field, in both directions.
+true satisfies Mutual<TenantAuthSessionEntity, InferEntity<typeof tenantAuthSessionSchema>>;

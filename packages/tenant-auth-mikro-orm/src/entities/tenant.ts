@@ -1,14 +1,21 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, type EntitySchema, type InferEntity, p } from '@mikro-orm/core';
+import type { Mutual } from './mutual.js';
 
-/**
- * The tenant table, `tenant_auth_tenant`. Column names are pinned, so the application's naming strategy
- * does not change them (the shipped migrations and the raw cleanup SQL rely on them).
+/** A row of `tenant_auth_tenant`, as {@link TenantAuthTenant} maps it.
  *
  * @example
- * const orm = await MikroORM.init({ entities: [...tenantAuthEntities, ...myEntities], clientUrl });
- * const tenant = await orm.em.fork().findOne(TenantAuthTenant, { slug: 'acme' });
+ * const tenant: TenantAuthTenantEntity | null = await em.findOne(TenantAuthTenant, { slug: 'acme' });
  */
-export const TenantAuthTenant = defineEntity({
+export interface TenantAuthTenantEntity {
+  id: string;
+  /** Lower-case letters, digits and single hyphens, 3 to 63 characters; unique. */
+  slug: string;
+  name: string;
+  createdAt: Date;
+}
+
+/** The schema as defined, with MikroORM's inferred types: what the stores query with. Internal. */
+export const tenantAuthTenantSchema = defineEntity({
   name: 'TenantAuthTenant',
   tableName: 'tenant_auth_tenant',
   properties: {
@@ -25,3 +32,17 @@ export const TenantAuthTenant = defineEntity({
     createdAt: p.datetime().fieldName('created_at'),
   },
 });
+
+/**
+ * The tenant table, `tenant_auth_tenant`. Column names are pinned, so the application's naming strategy
+ * does not change them (the shipped migrations and the raw cleanup SQL rely on them).
+ *
+ * @example
+ * const orm = await MikroORM.init({ entities: [...tenantAuthEntities, ...myEntities], clientUrl });
+ * const tenant = await orm.em.fork().findOne(TenantAuthTenant, { slug: 'acme' });
+ */
+export const TenantAuthTenant: EntitySchema<TenantAuthTenantEntity> =
+  tenantAuthTenantSchema as unknown as EntitySchema<TenantAuthTenantEntity>;
+
+// The published entity type describes what the schema maps, field for field, in both directions.
+true satisfies Mutual<TenantAuthTenantEntity, InferEntity<typeof tenantAuthTenantSchema>>;

@@ -1,23 +1,33 @@
-import { defineEntity, p } from '@mikro-orm/core';
-import { TenantAuthTenant } from './tenant.js';
+import { defineEntity, type EntitySchema, type InferEntity, p } from '@mikro-orm/core';
+import type { Mutual } from './mutual.js';
+import { tenantAuthTenantSchema } from './tenant.js';
 
-/**
- * The user table, `tenant_auth_user`. The email is stored normalised (lower case) and is unique across
- * all tenants; a check constraint refuses any email that is not lower case, so the unique index on
- * `email` is also unique on `lower(email)`. `role` is `owner`, `admin` or `member` (a check constraint);
-`email_verified` defaults to false. Index: `(tenant_id, created_at)` (a tenant's members).
+/** A row of `tenant_auth_user`, as {@link TenantAuthUser} maps it.
  *
  * @example
- * const user = await orm.em.fork().findOne(TenantAuthUser, { email: 'ada@example.com' });
+ * const owners: TenantAuthUserEntity[] = await em.find(TenantAuthUser, { tenantId, role: 'owner' });
  */
-export const TenantAuthUser = defineEntity({
+export interface TenantAuthUserEntity {
+  id: string;
+  tenantId: string;
+  /** Normalised (lower case); unique across all tenants. */
+  email: string;
+  /** A bcrypt hash; never leaves the store. */
+  passwordHash: string;
+  role: 'owner' | 'admin' | 'member';
+  emailVerified: boolean;
+  createdAt: Date;
+}
+
+/** The schema as defined, with MikroORM's inferred types: what the stores query with. Internal. */
+export const tenantAuthUserSchema = defineEntity({
   name: 'TenantAuthUser',
   tableName: 'tenant_auth_user',
   properties: {
     id: p.uuid().primary().fieldName('id'),
     tenantId: () =>
       p
-        .manyToOne(TenantAuthTenant)
+        .manyToOne(tenantAuthTenantSchema)
         .mapToPk()
         .fieldName('tenant_id')
         .deleteRule('cascade')
@@ -36,3 +46,18 @@ export const TenantAuthUser = defineEntity({
   // A tenant's members, oldest first; also what the cascade from a deleted tenant looks users up by.
   indexes: [{ name: 'tenant_auth_user_tenant_idx', properties: ['tenantId', 'createdAt'] }],
 });
+
+/**
+ * The user table, `tenant_auth_user`. The email is stored normalised (lower case) and is unique across
+ * all tenants; a check constraint refuses any email that is not lower case, so the unique index on
+ * `email` is also unique on `lower(email)`. `role` is `owner`, `admin` or `member` (a check constraint);
+ * `email_verified` defaults to false. Index: `(tenant_id, created_at)` (a tenant's members).
+ *
+ * @example
+ * const user = await orm.em.fork().findOne(TenantAuthUser, { email: 'ada@example.com' });
+ */
+export const TenantAuthUser: EntitySchema<TenantAuthUserEntity> =
+  tenantAuthUserSchema as unknown as EntitySchema<TenantAuthUserEntity>;
+
+// The published entity type describes what the schema maps, field for field, in both directions.
+true satisfies Mutual<TenantAuthUserEntity, InferEntity<typeof tenantAuthUserSchema>>;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { isUuid } from 'tenant-auth-core/store-kit';
-import { TenantAuthAuditEvent } from '../entities/audit-event.js';
+import { tenantAuthAuditEventSchema } from '../entities/audit-event.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import type { AuditEventQuery, AuditEventStore } from './core-types.js';
@@ -39,7 +39,7 @@ export function mikroOrmAuditEventStore(em: () => EntityManager): AuditEventStor
   return {
     async append(event) {
       try {
-        await em().insert(TenantAuthAuditEvent, {
+        await em().insert(tenantAuthAuditEventSchema, {
           id: event.id,
           tenantId: event.tenantId,
           type: event.type,
@@ -62,7 +62,7 @@ export function mikroOrmAuditEventStore(em: () => EntityManager): AuditEventStor
       if (query.before !== undefined && !isUuid(query.before)) return [];
       if (query.userId !== undefined && !isUuid(query.userId)) return [];
       const scoped = em();
-      const table = qualifiedTableName(scoped, TenantAuthAuditEvent);
+      const table = qualifiedTableName(scoped, tenantAuthAuditEventSchema);
       let statement: { sql: string; params: unknown[] };
       if (query.userId === undefined) {
         statement = page(table, [], [tenantId], query);
@@ -86,7 +86,7 @@ export function mikroOrmAuditEventStore(em: () => EntityManager): AuditEventStor
     async deleteOlderThan({ before, batchSize }) {
       checkBatchSize(batchSize);
       const scoped = em();
-      const table = qualifiedTableName(scoped, TenantAuthAuditEvent);
+      const table = qualifiedTableName(scoped, tenantAuthAuditEventSchema);
       // The batch is joined on the primary key (tenant_id, id), so the DELETE finds its rows by key.
       const sql = `delete from ${table} as event using (
     select tenant_id, id from ${table} where at < ?::timestamptz

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { isUuid } from 'tenant-auth-core/store-kit';
-import { TenantAuthOneTimeToken } from '../entities/one-time-token.js';
+import { tenantAuthOneTimeTokenSchema } from '../entities/one-time-token.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import type { OneTimeToken, OneTimeTokenStore } from './core-types.js';
@@ -18,7 +18,7 @@ export function mikroOrmOneTimeTokenStore(em: () => EntityManager): OneTimeToken
   return {
     async issue(token: OneTimeToken): Promise<void> {
       const scoped = em();
-      const table = qualifiedTableName(scoped, TenantAuthOneTimeToken);
+      const table = qualifiedTableName(scoped, tenantAuthOneTimeTokenSchema);
       // The subject: an address in a tenant for an invitation, a user for the other kinds.
       const subject =
         token.kind === 'invitation'
@@ -66,7 +66,7 @@ values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz)`;
     async find(kind, tokenHash, now) {
       try {
         const row = await em().findOne(
-          TenantAuthOneTimeToken,
+          tenantAuthOneTimeTokenSchema,
           { kind, tokenHash, expiresAt: { $gt: now } },
           { disableIdentityMap: true },
         );
@@ -78,7 +78,7 @@ values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz)`;
 
     async consume(kind, tokenHash, now) {
       const scoped = em();
-      const table = qualifiedTableName(scoped, TenantAuthOneTimeToken);
+      const table = qualifiedTableName(scoped, tenantAuthOneTimeTokenSchema);
       try {
         const rows = await selectRows<OneTimeTokenRow>(
           scoped,
@@ -97,7 +97,7 @@ returning ${ONE_TIME_TOKEN_COLUMNS}`,
       if (!isUuid(tenantId)) return [];
       try {
         const rows = await em().find(
-          TenantAuthOneTimeToken,
+          tenantAuthOneTimeTokenSchema,
           { tenantId, kind, expiresAt: { $gt: now } },
           { disableIdentityMap: true, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
         );
@@ -110,7 +110,7 @@ returning ${ONE_TIME_TOKEN_COLUMNS}`,
     async revoke(tenantId, kind, id) {
       if (!isUuid(tenantId) || !isUuid(id)) return false;
       try {
-        return (await em().nativeDelete(TenantAuthOneTimeToken, { id, tenantId, kind })) === 1;
+        return (await em().nativeDelete(tenantAuthOneTimeTokenSchema, { id, tenantId, kind })) === 1;
       } catch (err) {
         throw toStoreError(err);
       }
@@ -119,7 +119,7 @@ returning ${ONE_TIME_TOKEN_COLUMNS}`,
     async revokeForUser(tenantId, userId, kind) {
       if (!isUuid(tenantId) || !isUuid(userId)) return 0;
       try {
-        return await em().nativeDelete(TenantAuthOneTimeToken, { tenantId, userId, kind });
+        return await em().nativeDelete(tenantAuthOneTimeTokenSchema, { tenantId, userId, kind });
       } catch (err) {
         throw toStoreError(err);
       }
@@ -128,7 +128,7 @@ returning ${ONE_TIME_TOKEN_COLUMNS}`,
     async deleteExpired({ expiredBefore, batchSize }) {
       checkBatchSize(batchSize);
       const scoped = em();
-      const table = qualifiedTableName(scoped, TenantAuthOneTimeToken);
+      const table = qualifiedTableName(scoped, tenantAuthOneTimeTokenSchema);
       // The batch becomes an array, so the DELETE looks its rows up by primary key.
       const sql = `delete from ${table} where id = any(array(
     select id from ${table} where expires_at < ?::timestamptz

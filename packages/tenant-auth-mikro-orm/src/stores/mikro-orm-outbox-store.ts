@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { isUuid } from 'tenant-auth-core/store-kit';
-import { TenantAuthOutboxMessage } from '../entities/outbox-message.js';
+import { tenantAuthOutboxMessageSchema } from '../entities/outbox-message.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import type { OutboxMessage, OutboxStore } from './core-types.js';
@@ -24,7 +24,7 @@ export function mikroOrmOutboxStore(em: () => EntityManager): OutboxStore {
   return {
     async enqueue(message) {
       try {
-        await em().insert(TenantAuthOutboxMessage, {
+        await em().insert(tenantAuthOutboxMessageSchema, {
           id: message.id,
           tenantId: message.tenantId,
           template: message.template,
@@ -45,7 +45,7 @@ export function mikroOrmOutboxStore(em: () => EntityManager): OutboxStore {
     async claim({ now, limit, leaseSeconds }) {
       checkBatchSize(limit, 'limit');
       const scoped = em();
-      const table = qualifiedTableName(scoped, TenantAuthOutboxMessage);
+      const table = qualifiedTableName(scoped, tenantAuthOutboxMessageSchema);
       const lockedUntil = new Date(now.getTime() + leaseSeconds * 1000);
       const sql = `update ${table} set locked_until = ?::timestamptz, attempts = attempts + 1
 where id in (
@@ -68,7 +68,7 @@ returning ${OUTBOX_COLUMNS}`;
     async complete(id) {
       if (!isUuid(id)) return false;
       try {
-        return (await em().nativeDelete(TenantAuthOutboxMessage, { id })) === 1;
+        return (await em().nativeDelete(tenantAuthOutboxMessageSchema, { id })) === 1;
       } catch (err) {
         throw toStoreError(err);
       }
@@ -78,7 +78,7 @@ returning ${OUTBOX_COLUMNS}`;
       if (!isUuid(id)) return false;
       try {
         const changed = await em().nativeUpdate(
-          TenantAuthOutboxMessage,
+          tenantAuthOutboxMessageSchema,
           { id, deadAt: null },
           { nextAttemptAt, lastError: error, lockedUntil: null },
         );
@@ -92,7 +92,7 @@ returning ${OUTBOX_COLUMNS}`;
       if (!isUuid(id)) return false;
       try {
         const changed = await em().nativeUpdate(
-          TenantAuthOutboxMessage,
+          tenantAuthOutboxMessageSchema,
           { id, deadAt: null },
           { deadAt: at, lastError: error, lockedUntil: null, payload: '' },
         );
@@ -104,7 +104,7 @@ returning ${OUTBOX_COLUMNS}`;
 
     async counts() {
       const scoped = em();
-      const table = qualifiedTableName(scoped, TenantAuthOutboxMessage);
+      const table = qualifiedTableName(scoped, tenantAuthOutboxMessageSchema);
       try {
         const rows = await selectRows<{ pending: unknown; dead: unknown; oldest: Date | string | null }>(
           scoped,
@@ -128,7 +128,7 @@ from ${table}`,
     async deleteDead({ deadBefore, batchSize }) {
       checkBatchSize(batchSize);
       const scoped = em();
-      const table = qualifiedTableName(scoped, TenantAuthOutboxMessage);
+      const table = qualifiedTableName(scoped, tenantAuthOutboxMessageSchema);
       const sql = `delete from ${table} where id = any(array(
     select id from ${table} where dead_at < ?::timestamptz
     order by dead_at, id limit ? for update skip locked

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { isUuid, type Session, type SessionRotation, type SessionStore } from 'tenant-auth-core/store-kit';
-import { TenantAuthAuditEvent } from '../entities/audit-event.js';
-import { TenantAuthSession } from '../entities/session.js';
+import { tenantAuthAuditEventSchema } from '../entities/audit-event.js';
+import { tenantAuthSessionSchema } from '../entities/session.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import type { AuditEvent } from './core-types.js';
@@ -19,7 +19,7 @@ export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
   return {
     async create(session: Session): Promise<void> {
       try {
-        await em().insert(TenantAuthSession, {
+        await em().insert(tenantAuthSessionSchema, {
           id: session.id,
           tenantId: session.tenantId,
           userId: session.userId,
@@ -49,7 +49,7 @@ export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
       try {
         const [row] = await selectRows<SessionRow>(
           scoped,
-          `select ${SESSION_COLUMNS} from ${qualifiedTableName(scoped, TenantAuthSession)} where id = ? and tenant_id = ?`,
+          `select ${SESSION_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthSessionSchema)} where id = ? and tenant_id = ?`,
           [sessionId, tenantId],
         );
         return row ? toSession(row) : null;
@@ -65,7 +65,7 @@ export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
         // The refresh hot path: one statement through the two hash indexes, no unit of work.
         const rows = await selectRows<SessionRow>(
           scoped,
-          `select ${SESSION_COLUMNS} from ${qualifiedTableName(scoped, TenantAuthSession)}
+          `select ${SESSION_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthSessionSchema)}
   where tenant_id = ? and (refresh_hash = ? or previous_refresh_hash = ?) limit 2`,
           [tenantId, refreshHash, refreshHash],
         );
@@ -90,7 +90,7 @@ export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
       // say who won. The WHERE clause pins the current hash to the expected one, so that is what becomes
       // the previous hash. The audit event, if any, is inserted by the same statement from the updated
       // row: it exists if and only if the rotation happened.
-      const update = `update ${qualifiedTableName(scoped, TenantAuthSession)} set
+      const update = `update ${qualifiedTableName(scoped, tenantAuthSessionSchema)} set
   refresh_hash = ?, previous_refresh_hash = ?, refresh_jti = ?, refresh_issued_at = ?::timestamptz,
   refresh_expires_at = ?::timestamptz, expires_at = ?::timestamptz, last_used_at = ?::timestamptz,
   rotated_at = ?::timestamptz
@@ -114,7 +114,7 @@ export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
           scoped,
           `with rotated as (${update} returning id),
 audited as (
-  insert into ${qualifiedTableName(scoped, TenantAuthAuditEvent)}
+  insert into ${qualifiedTableName(scoped, tenantAuthAuditEventSchema)}
     (id, tenant_id, type, at, actor_id, subject_id, session_id, ip_address, user_agent, request_id)
   select ?, ?, ?, ?::timestamptz, ?, ?, ?, ?, ?, ? from rotated
 )
@@ -152,7 +152,7 @@ select count(*) as rotated from rotated`,
           options.userId === undefined
             ? { id: sessionId, tenantId, revokedAt: null }
             : { id: sessionId, tenantId, userId: options.userId, revokedAt: null };
-        const affected = await em().nativeUpdate(TenantAuthSession, where, { revokedAt: at });
+        const affected = await em().nativeUpdate(tenantAuthSessionSchema, where, { revokedAt: at });
         return affected === 1;
       } catch (err) {
         throw toStoreError(err);
@@ -172,7 +172,7 @@ select count(*) as rotated from rotated`,
           except === undefined || !isUuid(except)
             ? { tenantId, userId, revokedAt: null }
             : { tenantId, userId, revokedAt: null, id: { $ne: except } };
-        return await em().nativeUpdate(TenantAuthSession, where, { revokedAt: at });
+        return await em().nativeUpdate(tenantAuthSessionSchema, where, { revokedAt: at });
       } catch (err) {
         throw toStoreError(err);
       }
@@ -182,7 +182,7 @@ select count(*) as rotated from rotated`,
       if (!isUuid(tenantId) || !isUuid(userId)) return [];
       try {
         const rows = await em().find(
-          TenantAuthSession,
+          tenantAuthSessionSchema,
           { tenantId, userId, revokedAt: null, expiresAt: { $gt: now } },
           { disableIdentityMap: true, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
         );
@@ -200,7 +200,7 @@ select count(*) as rotated from rotated`,
       const { expiredBefore, revokedBefore, batchSize } = options;
       checkBatchSize(batchSize);
       const scoped = em();
-      const table = qualifiedTableName(scoped, TenantAuthSession);
+      const table = qualifiedTableName(scoped, tenantAuthSessionSchema);
       // Oldest expiry first across both kinds: every expired row expires before every revoked-but-unexpired
       // one, so each part only needs its own first `batchSize` rows. Each part is an index range scan
       // (expires_at, revoked_at); rows another cleanup has locked are skipped, not waited for. The batch is

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { isUuid, type Tenant, type TenantStore } from 'tenant-auth-core/store-kit';
-import { TenantAuthTenant } from '../entities/tenant.js';
+import { tenantAuthTenantSchema } from '../entities/tenant.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import { TENANT_COLUMNS, type TenantRow, toTenant } from './rows.js';
@@ -16,7 +16,7 @@ export function mikroOrmTenantStore(em: () => EntityManager): TenantStore {
   return {
     async create(tenant: Tenant) {
       try {
-        await em().insert(TenantAuthTenant, {
+        await em().insert(tenantAuthTenantSchema, {
           id: tenant.id,
           slug: tenant.slug,
           name: tenant.name,
@@ -33,7 +33,7 @@ export function mikroOrmTenantStore(em: () => EntityManager): TenantStore {
         // On every authenticated read of a tenant: one statement, no unit of work.
         const [row] = await selectRows<TenantRow>(
           scoped,
-          `select ${TENANT_COLUMNS} from ${qualifiedTableName(scoped, TenantAuthTenant)} where id = ?`,
+          `select ${TENANT_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthTenantSchema)} where id = ?`,
           [tenantId],
         );
         return row ? toTenant(row) : null;
@@ -50,7 +50,7 @@ export function mikroOrmTenantStore(em: () => EntityManager): TenantStore {
           // NO KEY UPDATE: lockers of the tenant wait for each other, but the foreign-key checks of every
           // insert under the tenant (sessions, audit events: FOR KEY SHARE) do not wait for them, and a
           // member removal cannot deadlock against a refresh.
-          `select id from ${qualifiedTableName(scoped, TenantAuthTenant)} where id = ? for no key update`,
+          `select id from ${qualifiedTableName(scoped, tenantAuthTenantSchema)} where id = ? for no key update`,
           [tenantId],
         );
         return rows.length === 1;
@@ -61,7 +61,7 @@ export function mikroOrmTenantStore(em: () => EntityManager): TenantStore {
     async delete(tenantId) {
       if (!isUuid(tenantId)) return false;
       try {
-        return (await em().nativeDelete(TenantAuthTenant, { id: tenantId })) === 1;
+        return (await em().nativeDelete(tenantAuthTenantSchema, { id: tenantId })) === 1;
       } catch (err) {
         throw toStoreError(err);
       }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { isUuid, type User, type UserStore } from 'tenant-auth-core/store-kit';
-import { TenantAuthUser } from '../entities/user.js';
+import { tenantAuthUserSchema } from '../entities/user.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import { toUser, USER_COLUMNS, type UserRow } from './rows.js';
@@ -20,7 +20,7 @@ export function mikroOrmUserStore(em: () => EntityManager): UserStore {
   ): Promise<boolean> => {
     if (!isUuid(tenantId) || !isUuid(userId)) return false;
     try {
-      return (await em().nativeUpdate(TenantAuthUser, { id: userId, tenantId }, changes)) === 1;
+      return (await em().nativeUpdate(tenantAuthUserSchema, { id: userId, tenantId }, changes)) === 1;
     } catch (err) {
       throw toStoreError(err);
     }
@@ -29,7 +29,7 @@ export function mikroOrmUserStore(em: () => EntityManager): UserStore {
   return {
     async create(user: User) {
       try {
-        await em().insert(TenantAuthUser, {
+        await em().insert(tenantAuthUserSchema, {
           id: user.id,
           tenantId: user.tenantId,
           email: user.email,
@@ -47,7 +47,7 @@ export function mikroOrmUserStore(em: () => EntityManager): UserStore {
       try {
         const [row] = await selectRows<UserRow>(
           scoped,
-          `select ${USER_COLUMNS} from ${qualifiedTableName(scoped, TenantAuthUser)} where email = ?`,
+          `select ${USER_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthUserSchema)} where email = ?`,
           [email],
         );
         return row ? toUser(row) : null;
@@ -63,7 +63,7 @@ export function mikroOrmUserStore(em: () => EntityManager): UserStore {
         // On every refresh and role check: one statement, no unit of work.
         const [row] = await selectRows<UserRow>(
           scoped,
-          `select ${USER_COLUMNS} from ${qualifiedTableName(scoped, TenantAuthUser)} where id = ? and tenant_id = ?`,
+          `select ${USER_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthUserSchema)} where id = ? and tenant_id = ?`,
           [userId, tenantId],
         );
         return row ? toUser(row) : null;
@@ -75,7 +75,7 @@ export function mikroOrmUserStore(em: () => EntityManager): UserStore {
       if (!isUuid(tenantId)) return [];
       try {
         const rows = await em().find(
-          TenantAuthUser,
+          tenantAuthUserSchema,
           { tenantId },
           { disableIdentityMap: true, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
         );
@@ -87,7 +87,7 @@ export function mikroOrmUserStore(em: () => EntityManager): UserStore {
     async countByRole(tenantId, role) {
       if (!isUuid(tenantId)) return 0;
       try {
-        return await em().count(TenantAuthUser, { tenantId, role });
+        return await em().count(tenantAuthUserSchema, { tenantId, role });
       } catch (err) {
         throw toStoreError(err);
       }
@@ -99,7 +99,7 @@ export function mikroOrmUserStore(em: () => EntityManager): UserStore {
     async delete(tenantId, userId) {
       if (!isUuid(tenantId) || !isUuid(userId)) return false;
       try {
-        return (await em().nativeDelete(TenantAuthUser, { id: userId, tenantId })) === 1;
+        return (await em().nativeDelete(tenantAuthUserSchema, { id: userId, tenantId })) === 1;
       } catch (err) {
         throw toStoreError(err);
       }
