@@ -168,6 +168,8 @@ export async function open(
   page?: Page,
 ): Promise<Page> {
   const p = page ?? (await context.newPage());
+  // Fail a step well within the test's time limit, naming the locator that never showed.
+  p.setDefaultTimeout(10_000);
   await p.goto(`${origin}${path}`);
   await p.waitForSelector('html[data-ready="true"]');
   return p;
