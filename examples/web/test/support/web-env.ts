@@ -205,6 +205,8 @@ export async function signUp(page: Page, email: string, tenantName = 'Analytical
 
 /** Signs in through the form; resolves on the page it lands on. */
 export async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+  // After a sign-out the app moves to this page: wait for it, not for the old page's fields.
+  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
