@@ -59,6 +59,7 @@ export default defineConfig({
         test: { name: 'custom-app', include: ['examples/custom-app/{src,test}/**/*.test.ts'] },
       },
       { extends: true, test: { name: 'browser', include: ['examples/browser-e2e/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'web', include: ['examples/web/test/**/*.test.ts'] } },
     ],
   },
 });
