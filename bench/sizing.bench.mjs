@@ -30,7 +30,14 @@ import {
 } from './lib/harness.mjs';
 import { startPgProxy } from './lib/pg-proxy.mjs';
 
-const isWrite = (sql) => /^\s*(insert|update|delete|with\b[\s\S]*\bdelete\b)/i.test(sql);
+// A statement that starts with a write, or a CTE with a data-modifying part (the refresh rotates and
+// records its audit event in one `with ... update ... insert`); `for [no key] update` locks, not writes.
+const isWrite = (sql) =>
+  /^\s*(insert|update|delete)\b/i.test(sql) ||
+  (/^\s*with\b/i.test(sql) &&
+    /\binsert\s+into\b|\bdelete\s+from\b|(?<!\bfor\s+(no\s+key\s+)?)\bupdate\s+(?!skip\b|nowait\b)/i.test(
+      sql,
+    ));
 const isTx = (sql) => /^\s*(begin|start transaction)/i.test(sql);
 const isTxEnd = (sql) => /^\s*(commit|rollback)/i.test(sql);
 
