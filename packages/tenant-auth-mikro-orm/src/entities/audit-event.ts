@@ -1,4 +1,4 @@
-import { defineEntity, type EntitySchema, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, type EntitySchema, type InferEntity, type PrimaryKeyProp, p } from '@mikro-orm/core';
 import type { Mutual } from './mutual.js';
 import { tenantAuthTenantSchema } from './tenant.js';
 
@@ -8,6 +8,8 @@ import { tenantAuthTenantSchema } from './tenant.js';
  * const events: TenantAuthAuditEventEntity[] = await em.find(TenantAuthAuditEvent, { tenantId, type: 'login_failed' });
  */
 export interface TenantAuthAuditEventEntity {
+  /** The primary key, for MikroORM's typings (`em.findOne(…, pk)`, `em.getReference`). */
+  [PrimaryKeyProp]?: ['tenantId', 'id'];
   tenantId: string;
   /** UUIDv7: time-ordered. */
   id: string;
@@ -65,5 +67,5 @@ export const tenantAuthAuditEventSchema = defineEntity({
 export const TenantAuthAuditEvent: EntitySchema<TenantAuthAuditEventEntity> =
   tenantAuthAuditEventSchema as unknown as EntitySchema<TenantAuthAuditEventEntity>;
 
-// The published entity type describes what the schema maps, field for field, in both directions.
+// The published interface describes what the schema maps: same fields, same values, same primary key.
 true satisfies Mutual<TenantAuthAuditEventEntity, InferEntity<typeof tenantAuthAuditEventSchema>>;

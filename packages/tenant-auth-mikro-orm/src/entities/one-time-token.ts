@@ -1,4 +1,4 @@
-import { defineEntity, type EntitySchema, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, type EntitySchema, type InferEntity, type PrimaryKeyProp, p } from '@mikro-orm/core';
 import type { Mutual } from './mutual.js';
 import { tenantAuthTenantSchema } from './tenant.js';
 import { tenantAuthUserSchema } from './user.js';
@@ -9,6 +9,8 @@ import { tenantAuthUserSchema } from './user.js';
  * const pending: TenantAuthOneTimeTokenEntity[] = await em.find(TenantAuthOneTimeToken, { tenantId, kind: 'invitation' });
  */
 export interface TenantAuthOneTimeTokenEntity {
+  /** The primary key, for MikroORM's typings (`em.findOne(…, pk)`, `em.getReference`). */
+  [PrimaryKeyProp]?: 'id';
   id: string;
   kind: 'invitation' | 'password_reset' | 'email_verification' | 'email_change';
   tenantId: string;
@@ -73,5 +75,5 @@ export const tenantAuthOneTimeTokenSchema = defineEntity({
 export const TenantAuthOneTimeToken: EntitySchema<TenantAuthOneTimeTokenEntity> =
   tenantAuthOneTimeTokenSchema as unknown as EntitySchema<TenantAuthOneTimeTokenEntity>;
 
-// The published entity type describes what the schema maps, field for field, in both directions.
+// The published interface describes what the schema maps: same fields, same values, same primary key.
 true satisfies Mutual<TenantAuthOneTimeTokenEntity, InferEntity<typeof tenantAuthOneTimeTokenSchema>>;

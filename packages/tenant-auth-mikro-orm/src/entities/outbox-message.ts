@@ -1,4 +1,4 @@
-import { defineEntity, type EntitySchema, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, type EntitySchema, type InferEntity, type PrimaryKeyProp, p } from '@mikro-orm/core';
 import type { Mutual } from './mutual.js';
 
 /** A row of `tenant_auth_outbox_message`, as {@link TenantAuthOutboxMessage} maps it.
@@ -7,6 +7,8 @@ import type { Mutual } from './mutual.js';
  * const dead: TenantAuthOutboxMessageEntity[] = await em.find(TenantAuthOutboxMessage, { deadAt: { $ne: null } });
  */
 export interface TenantAuthOutboxMessageEntity {
+  /** The primary key, for MikroORM's typings (`em.findOne(…, pk)`, `em.getReference`). */
+  [PrimaryKeyProp]?: 'id';
   id: string;
   tenantId?: string | null;
   template: string;
@@ -60,5 +62,5 @@ export const tenantAuthOutboxMessageSchema = defineEntity({
 export const TenantAuthOutboxMessage: EntitySchema<TenantAuthOutboxMessageEntity> =
   tenantAuthOutboxMessageSchema as unknown as EntitySchema<TenantAuthOutboxMessageEntity>;
 
-// The published entity type describes what the schema maps, field for field, in both directions.
+// The published interface describes what the schema maps: same fields, same values, same primary key.
 true satisfies Mutual<TenantAuthOutboxMessageEntity, InferEntity<typeof tenantAuthOutboxMessageSchema>>;

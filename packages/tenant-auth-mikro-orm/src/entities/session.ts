@@ -1,4 +1,4 @@
-import { defineEntity, type EntitySchema, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, type EntitySchema, type InferEntity, type PrimaryKeyProp, p } from '@mikro-orm/core';
 import type { Mutual } from './mutual.js';
 import { tenantAuthTenantSchema } from './tenant.js';
 import { tenantAuthUserSchema } from './user.js';
@@ -9,6 +9,8 @@ import { tenantAuthUserSchema } from './user.js';
  * const open: TenantAuthSessionEntity[] = await em.find(TenantAuthSession, { tenantId, userId, revokedAt: null });
  */
 export interface TenantAuthSessionEntity {
+  /** The primary key, for MikroORM's typings (`em.findOne(…, pk)`, `em.getReference`). */
+  [PrimaryKeyProp]?: 'id';
   id: string;
   tenantId: string;
   userId: string;
@@ -72,5 +74,5 @@ export const tenantAuthSessionSchema = defineEntity({
 export const TenantAuthSession: EntitySchema<TenantAuthSessionEntity> =
   tenantAuthSessionSchema as unknown as EntitySchema<TenantAuthSessionEntity>;
 
-// The published entity type describes what the schema maps, field for field, in both directions.
+// The published interface describes what the schema maps: same fields, same values, same primary key.
 true satisfies Mutual<TenantAuthSessionEntity, InferEntity<typeof tenantAuthSessionSchema>>;

@@ -1,4 +1,4 @@
-import { defineEntity, type EntitySchema, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, type EntitySchema, type InferEntity, type PrimaryKeyProp, p } from '@mikro-orm/core';
 import type { Mutual } from './mutual.js';
 
 /** A row of `tenant_auth_tenant`, as {@link TenantAuthTenant} maps it.
@@ -7,6 +7,8 @@ import type { Mutual } from './mutual.js';
  * const tenant: TenantAuthTenantEntity | null = await em.findOne(TenantAuthTenant, { slug: 'acme' });
  */
 export interface TenantAuthTenantEntity {
+  /** The primary key, for MikroORM's typings (`em.findOne(…, pk)`, `em.getReference`). */
+  [PrimaryKeyProp]?: 'id';
   id: string;
   /** Lower-case letters, digits and single hyphens, 3 to 63 characters; unique. */
   slug: string;
@@ -44,5 +46,5 @@ export const tenantAuthTenantSchema = defineEntity({
 export const TenantAuthTenant: EntitySchema<TenantAuthTenantEntity> =
   tenantAuthTenantSchema as unknown as EntitySchema<TenantAuthTenantEntity>;
 
-// The published entity type describes what the schema maps, field for field, in both directions.
+// The published interface describes what the schema maps: same fields, same values, same primary key.
 true satisfies Mutual<TenantAuthTenantEntity, InferEntity<typeof tenantAuthTenantSchema>>;

@@ -1,4 +1,11 @@
-import { defineEntity, type EntitySchema, type InferEntity, p } from '@mikro-orm/core';
+import {
+  defineEntity,
+  type EntitySchema,
+  type InferEntity,
+  type Opt,
+  type PrimaryKeyProp,
+  p,
+} from '@mikro-orm/core';
 import type { Mutual } from './mutual.js';
 import { tenantAuthTenantSchema } from './tenant.js';
 
@@ -8,6 +15,8 @@ import { tenantAuthTenantSchema } from './tenant.js';
  * const owners: TenantAuthUserEntity[] = await em.find(TenantAuthUser, { tenantId, role: 'owner' });
  */
 export interface TenantAuthUserEntity {
+  /** The primary key, for MikroORM's typings (`em.findOne(…, pk)`, `em.getReference`). */
+  [PrimaryKeyProp]?: 'id';
   id: string;
   tenantId: string;
   /** Normalised (lower case); unique across all tenants. */
@@ -15,7 +24,8 @@ export interface TenantAuthUserEntity {
   /** A bcrypt hash; never leaves the store. */
   passwordHash: string;
   role: 'owner' | 'admin' | 'member';
-  emailVerified: boolean;
+  /** `false` unless given: optional in `em.create`. */
+  emailVerified: Opt<boolean>;
   createdAt: Date;
 }
 
@@ -59,5 +69,5 @@ export const tenantAuthUserSchema = defineEntity({
 export const TenantAuthUser: EntitySchema<TenantAuthUserEntity> =
   tenantAuthUserSchema as unknown as EntitySchema<TenantAuthUserEntity>;
 
-// The published entity type describes what the schema maps, field for field, in both directions.
+// The published interface describes what the schema maps: same fields, same values, same primary key.
 true satisfies Mutual<TenantAuthUserEntity, InferEntity<typeof tenantAuthUserSchema>>;
