@@ -92,7 +92,10 @@ export async function render(): Promise<void> {
     return;
   }
   document.title = `${route.title} · Tenant Auth`;
-  main.replaceChildren();
+  // Each render gets its own outlet: a page still loading when the next navigation starts (a sign-out
+  // during the members list's request) appends to a detached node, never into the page now shown.
+  const outlet = h('div', { class: 'outlet' });
+  main.replaceChildren(outlet);
   main.setAttribute('aria-busy', 'true');
   if (pendingFlash) {
     announce(pendingFlash.text, pendingFlash.tone);
@@ -101,11 +104,11 @@ export async function render(): Promise<void> {
     document.getElementById('flash')?.replaceChildren();
   }
   try {
-    await route.render(main, params);
+    await route.render(outlet, params);
   } catch (err) {
     if (count !== renderCount) return;
     // A page that could not load (a role that may not see it, the server unreachable) says why.
-    main.replaceChildren(
+    outlet.replaceChildren(
       h(
         'section',
         { class: 'card narrow' },
@@ -133,6 +136,9 @@ export function interceptLinks(): void {
     const link = (event.target as Element | null)?.closest?.('a');
     if (!link || event.defaultPrevented || event.button !== 0) return;
     if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey || link.target) return;
+    // An in-page anchor (the skip link) is not a navigation: re-rendering would wipe the form, and on the
+    // pages of email links the token, already taken out of the address.
+    if (link.getAttribute('href')?.startsWith('#')) return;
     const url = new URL(link.href, location.href);
     if (url.origin !== location.origin) return;
     event.preventDefault();

@@ -233,7 +233,11 @@ describe('the example web app: account flows', () => {
       page.getByRole('button', { name: 'Change email' }).click(),
     );
     await expectFlash(page, `We sent a confirmation link to ${newEmail}`);
-    // Nothing changed until the link is opened.
+    // Nothing changed until the link is opened: the account page, read afresh from the server, still
+    // shows the old address.
+    await page.reload();
+    await page.waitForSelector('html[data-ready="true"]');
+    await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
     expect(await page.locator('#email').textContent()).toBe(email);
     const notice = await env.inbox.waitFor(email);
     expect(notice.text).toContain(newEmail);

@@ -151,6 +151,11 @@ describe('the example web app: sessions, members, audit log', () => {
 
     // Change the role: admin -> member. The member's own browser loses the audit log at its next visit.
     await page.getByLabel(`Role of ${invitee}`).selectOption('member');
+    // Nothing changes before the confirmation.
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.getByLabel(`Role of ${invitee}`).inputValue()).toBe('admin');
+    await page.getByLabel(`Role of ${invitee}`).selectOption('member');
+    await page.getByRole('dialog').getByRole('button', { name: 'Change role' }).click();
     await expectFlash(page, `${invitee} is now member`);
     await them.getByRole('link', { name: 'Account' }).click();
     await expect.poll(() => them.locator('#role').textContent()).toBe('Member');

@@ -10,9 +10,11 @@ const grantable = (): readonly Role[] =>
 
 function memberRow(member: Member, errors: HTMLFormElement): HTMLTableRowElement {
   const self = member.id === state.session?.user.id;
-  const admin = isAdmin();
+  // Administrators manage members and administrators; only an owner touches an owner (the server says
+  // so too: offering controls that can only answer 403 would be noise).
+  const manageable = isAdmin() && !self && (member.role !== 'owner' || state.session?.user.role === 'owner');
   let roleCell: Node = document.createTextNode(ROLE_LABELS[member.role]);
-  if (admin && !self) {
+  if (manageable) {
     const choices = ROLES.filter((r) => grantable().includes(r) || r === member.role).map((r) => ({
       value: r,
       label: ROLE_LABELS[r],
@@ -20,8 +22,22 @@ function memberRow(member: Member, errors: HTMLFormElement): HTMLTableRowElement
     const picker = h('select', { 'aria-label': `Role of ${member.email}`, name: 'role' });
     for (const c of choices)
       picker.append(h('option', { value: c.value, selected: c.value === member.role }, c.label));
+    // Confirmed first: browsers fire `change` on every arrow key of a closed select, and each would
+    // otherwise be a privileged request (WCAG 3.2.2, On Input).
     picker.addEventListener('change', async () => {
       const role = picker.value as Role;
+      const ok = await confirmDialog({
+        title: `Make ${member.email} ${ROLE_LABELS[role].toLowerCase()}?`,
+        body:
+          role === 'member'
+            ? 'They keep their account and lose what administrators may do, at their next request.'
+            : 'They get what this role may do at their next request.',
+        confirm: 'Change role',
+      });
+      if (!ok) {
+        picker.value = member.role;
+        return;
+      }
       try {
         await client.changeMemberRole(member.id, { role });
         await render();
@@ -33,33 +49,32 @@ function memberRow(member: Member, errors: HTMLFormElement): HTMLTableRowElement
     });
     roleCell = picker;
   }
-  const remove =
-    admin && !self
-      ? h(
-          'button',
-          {
-            type: 'button',
-            class: 'secondary small',
-            'aria-label': `Remove ${member.email}`,
-            onclick: async () => {
-              const ok = await confirmDialog({
-                title: `Remove ${member.email}?`,
-                body: 'Their account is deleted and every session of it ends at once.',
-                confirm: 'Remove member',
-              });
-              if (!ok) return;
-              try {
-                await client.removeMember(member.id);
-                await render();
-                announce(`${member.email} was removed.`);
-              } catch (err) {
-                showError(errors, err);
-              }
-            },
+  const remove = manageable
+    ? h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary small',
+          'aria-label': `Remove ${member.email}`,
+          onclick: async () => {
+            const ok = await confirmDialog({
+              title: `Remove ${member.email}?`,
+              body: 'Their account is deleted and every session of it ends at once.',
+              confirm: 'Remove member',
+            });
+            if (!ok) return;
+            try {
+              await client.removeMember(member.id);
+              await render();
+              announce(`${member.email} was removed.`);
+            } catch (err) {
+              showError(errors, err);
+            }
           },
-          'Remove',
-        )
-      : null;
+        },
+        'Remove',
+      )
+    : null;
   return h(
     'tr',
     { 'data-member': member.email },

@@ -6,10 +6,20 @@ import { problemMessage } from '../messages.js';
 
 const PASSWORD_HINT = 'At least 12 characters. A passphrase of a few unrelated words works well.';
 
-/** Where to go after signing in: the page that asked for it, if it is one of ours. */
+/**
+ * Where to go after signing in: the page that asked for it, if it is one of ours. Resolved as a URL
+ * and compared by origin: prefix checks (`startsWith('/')`) let `/\\evil.example` and `/%09/evil.example`
+ * through, which browsers read as `//evil.example`.
+ */
 function nextPath(params: URLSearchParams): string {
   const next = params.get('next');
-  return next?.startsWith('/') && !next.startsWith('//') ? next : '/account';
+  if (next === null) return '/account';
+  try {
+    const url = new URL(next, location.origin);
+    return url.origin === location.origin ? url.pathname + url.search + url.hash : '/account';
+  } catch {
+    return '/account';
+  }
 }
 
 /** The card most of these pages are. */
