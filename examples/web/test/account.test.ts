@@ -229,6 +229,7 @@ describe('the example web app: account flows', () => {
     await page.getByRole('link', { name: 'Account' }).click();
     await page.getByLabel('New email').fill(newEmail);
     await page.getByLabel('Password', { exact: true }).first().fill('Changed-Password-4455');
+    const toOldAddress = env.inbox.to(email).length;
     const mail = await env.inbox.receive(newEmail, () =>
       page.getByRole('button', { name: 'Change email' }).click(),
     );
@@ -239,7 +240,7 @@ describe('the example web app: account flows', () => {
     await page.waitForSelector('html[data-ready="true"]');
     await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
     expect(await page.locator('#email').textContent()).toBe(email);
-    const notice = await env.inbox.waitFor(email);
+    const notice = await env.inbox.waitFor(email, toOldAddress + 1);
     expect(notice.text).toContain(newEmail);
 
     await page.goto(linkIn(mail, '/confirm-email-change'));
