@@ -152,7 +152,8 @@ export const heading = (text: string) => h('h1', { tabindex: -1 }, text);
 
 /**
  * The one-time token of an email link (`?token=`, or `#token=`), removed from the address bar at once
- * so it stays out of the history, of screenshots and of any Referer.
+ * so it stays out of the current history entry, of screenshots and of bookmarks (the meta referrer
+ * policy keeps it out of any Referer). The one-time token is spent when the form is submitted anyway.
  */
 export function takeToken(params: URLSearchParams): string | null {
   const token = params.get('token') ?? new URLSearchParams(location.hash.slice(1)).get('token');
