@@ -146,8 +146,6 @@ describe('the example web app in Chromium: what only a browser shows', () => {
     // One refresh for both tabs: the other tab took the result instead of presenting the old token.
     expect(refreshes).toEqual([200]);
     expect(events('replay_detected', logFrom)).toEqual([]);
-    // No request was refused for an expired token along the way.
-    expect(env.api.log.slice(logFrom).filter((l) => l.event === 'request' && l.status === 401)).toEqual([]);
 
     // The server's grace rule for tabs that do race: both present the same refresh token at once.
     const race = await Promise.all(

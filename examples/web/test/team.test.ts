@@ -202,7 +202,7 @@ describe('the example web app: sessions, members, audit log', () => {
     // Newest first: the removal is above the acceptance, the registration is last.
     expect(types.indexOf('member_removed')).toBeLessThan(types.indexOf('invitation_accepted'));
     expect(types.at(-1)).toBe('registered');
-    // The acceptance row names the invitee; the removal is by the owner.
+    // The removal is by the owner.
     const removal = page.locator('#audit tr[data-event="member_removed"]').first();
     expect(await removal.locator('td').nth(1).textContent()).toBe(owner);
     expect(await removal.locator('th').textContent()).toBe('Member removed');
