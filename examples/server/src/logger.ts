@@ -30,13 +30,17 @@ export const REDACT_PATHS = [
   '*["set-cookie"]',
 ];
 
+/** pino's number for `warn`: from here up, a line is flushed at once. */
+const WARN_LEVEL = 40;
+
 /** How long a log line may wait in the buffer before it is written anyway. */
 const FLUSH_INTERVAL_MS = 250;
 
 /**
  * Standard output, written asynchronously and in batches of about 4 KiB (at the latest every 250 ms):
  * a request never waits for its log line, and a busy server makes one write per batch, not one per
- * line (a write per line was a third of a request's time). Call `flushSync()` before `process.exit`.
+ * line (a write per line was a third of a request's time). Warnings and errors are not held back
+ * ({@link createLogger} flushes after each). Call `flushSync()` before `process.exit`.
  *
  * @example
  * const destination = stdoutDestination();
@@ -51,20 +55,32 @@ export function stdoutDestination(): pino.DestinationStream & { flushSync(): voi
 
 /**
  * The server's JSON logger: one object per line on stdout (or `destination`), sensitive paths redacted.
+ * A warning or an error is flushed at once when the destination batches (an operator watching a failing
+ * start-up, or a supervisor reacting to a warning, should not wait for the next batch).
  *
  * @example
  * const logger = createLogger({ level: 'info' });
  * logger.info({ event: 'login_succeeded', userId }, 'login');
  */
 export function createLogger(options: { level: string; destination?: pino.DestinationStream }): Logger {
+  const destination = options.destination ?? pino.destination({ dest: 1, sync: true });
+  const flush = 'flush' in destination && typeof destination.flush === 'function' ? destination : undefined;
   return pino(
     {
       level: options.level,
+      hooks: flush
+        ? {
+            logMethod(args, method, level) {
+              method.apply(this, args);
+              if (level >= WARN_LEVEL) (flush as { flush(): void }).flush();
+            },
+          }
+        : {},
       base: { service: 'tenant-auth-server' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
     },
-    options.destination ?? pino.destination({ dest: 1, sync: true }),
+    destination,
   );
 }
