@@ -130,9 +130,10 @@ describe.each(backends)('mail delivery on $name', ({ name }) => {
     }
   });
 
-  (name === 'postgres' ? it : it.skip)(
-    'lets two instances drain one outbox without sending any message twice',
-    async () => {
+  // Two server processes on one database: PostgreSQL only (an embedded PGlite folder belongs to one
+  // process, and the server refuses a second), so the case is not defined on PGlite rather than skipped.
+  if (name === 'postgres')
+    it('lets two instances drain one outbox without sending any message twice', async () => {
       const storage = await database('shared');
       const a = await startTestServer({ ...storage, SMTP_URL: inbox.url });
       const b = await startTestServer({ ...storage, SMTP_URL: inbox.url });
@@ -159,6 +160,5 @@ describe.each(backends)('mail delivery on $name', ({ name }) => {
         await db?.drop();
         db = undefined;
       }
-    },
-  );
+    });
 });
