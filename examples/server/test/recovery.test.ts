@@ -1,6 +1,6 @@
 import type { TokenResponseJson } from 'tenant-auth-koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, PASSWORD, setCookies, uniqueEmail } from './helpers/http.js';
+import { api, expectProblem, PASSWORD, setCookies, uniqueEmail } from './helpers/http.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';
 import { TestInbox } from './helpers/smtp.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
@@ -36,16 +36,6 @@ describe.each(backends)('account recovery and email on $name', ({ name }) => {
     await db?.drop();
     await inbox?.stop();
   });
-
-  function expectProblem(
-    r: { status: number; headers: Headers; body: unknown },
-    status: number,
-    code: string,
-  ) {
-    expect(r.status).toBe(status);
-    expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(r.body).toMatchObject({ status, code });
-  }
 
   async function fieldCodes(r: Promise<{ status: number; body: unknown }>) {
     const { status, body } = await r;

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { referenceOpenApiDocument } from '../../../../scripts/openapi-document.js';
 import { createOpenApiValidator, type OpenApiValidator } from '../../../../test-support/openapi-validator.js';
 
@@ -107,4 +108,15 @@ let counter = 0;
 export function uniqueEmail(prefix = 'user'): string {
   counter += 1;
   return `${prefix}-${Date.now().toString(36)}-${counter}@example.com`;
+}
+
+/** Asserts a problem+json answer with this status and code. */
+export function expectProblem(
+  r: { status: number; headers: Headers; body: unknown },
+  status: number,
+  code: string,
+): void {
+  expect(r.status).toBe(status);
+  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(r.body).toMatchObject({ status, code });
 }
