@@ -1,4 +1,4 @@
-import type { InputLimits } from 'tenant-auth-core';
+import type { AuditEventType, InputLimits, Role } from 'tenant-auth-core';
 import { z } from 'zod';
 import { MAX_TOKEN_LENGTH, PROBLEM_CODES } from './problem-codes.js';
 
@@ -254,6 +254,11 @@ export const auditEventTypeSchema = z
     'account_deleted',
   ])
   .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// The contract's lists are core's types, no more and no less: a type added to core fails to compile here.
+true satisfies Same<z.infer<typeof auditEventTypeSchema>, AuditEventType>;
+true satisfies Same<z.infer<typeof roleSchema>, Role>;
 
 /**
  * One audit event.
