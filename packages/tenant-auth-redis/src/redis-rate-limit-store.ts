@@ -39,6 +39,14 @@ export interface RedisRateLimitStoreOptions {
   commandTimeoutMs?: number;
 }
 
+/**
+ * Between the prefix and the key: the version of the stored layout. 1.0 kept a list under the bare key;
+ * 1.1 keeps a hash (constant time per hit) under `h:`, so an instance of either version never meets the
+ * other's keys during a rolling upgrade (each counts on its own until the old keys expire, within a
+ * window).
+ */
+const LAYOUT = 'h:';
+
 // A client in these states is known to be disconnected: ioredis would park the command in its offline
 // queue until it reconnects, so the hit fails at once instead. `wait` (lazyConnect) and `connecting` are
 // let through: the first command connects, and the timeout bounds the wait.
@@ -46,8 +54,9 @@ const DOWN = new Set(['reconnecting', 'close', 'end', 'disconnecting']);
 
 /**
  * A `RateLimitStore` on Redis, for several instances sharing one budget: one round trip per hit
- * (`EVALSHA` of a Lua script, `EVAL` once after a script flush or a Redis restart), atomic, with a TTL on
- * every key and at most ~63 entries per key. When Redis is down or slow, `hit` rejects with
+ * (`EVALSHA` of a Lua script, `EVAL` once after a script flush or a Redis restart), atomic, in constant
+ * time per hit, with a TTL on every key and at most ~63 entries per key (a hash under
+ * `<keyPrefix>h:<key>`). When Redis is down or slow, `hit` rejects with
  * `TenantAuthError('unavailable')` within `commandTimeoutMs`, and works again as soon as ioredis has
  * reconnected by itself.
  *
@@ -88,7 +97,15 @@ export class RedisRateLimitStore implements RateLimitStore {
         cause: new Error(`Redis connection is ${this.#redis.status}`),
       });
     }
-    const args = [this.keyPrefix + key, now, windowMs, cost, slotMs(windowMs), ENTRY_CAP, limit] as const;
+    const args = [
+      this.keyPrefix + LAYOUT + key,
+      now,
+      windowMs,
+      cost,
+      slotMs(windowMs),
+      ENTRY_CAP,
+      limit,
+    ] as const;
     let reply: unknown;
     try {
       reply = await this.#withTimeout(
@@ -107,15 +124,23 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   #withTimeout<T>(promise: Promise<T>): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
+    // One promise and one timer per hit (no Promise.race, no finally): this runs on every request.
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
         () => reject(new Error(`Redis did not answer within ${this.commandTimeoutMs} ms`)),
         this.commandTimeoutMs,
       );
+      // A late answer or error after the timeout settles nothing and is not an unhandled rejection.
+      promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
     });
-    // A late answer or error after the timeout is dropped, not reported as an unhandled rejection.
-    promise.catch(() => {});
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
 }

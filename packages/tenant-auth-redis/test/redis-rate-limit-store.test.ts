@@ -6,6 +6,7 @@ import {
   createMemoryStores,
   createTenantAuth,
   isTenantAuthError,
+  MemoryRateLimitStore,
   type RateLimitStore,
 } from 'tenant-auth-core';
 import { ManualClock, runRateLimitStoreConformance } from 'tenant-auth-core/testing';
@@ -92,12 +93,12 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
     it('sets a TTL on every key it writes, reaching to when its newest hit leaves the window', async () => {
       fresh();
       await store.hit('k', { windowMs: MINUTE, now: now() });
-      const first = await redis.pttl(`${prefix}k`);
+      const first = await redis.pttl(`${prefix}h:k`);
       expect(first).toBeGreaterThan(MINUTE - 5_000);
       expect(first).toBeLessThanOrEqual(MINUTE);
       await store.hit('short', { windowMs: 2_000, now: now() });
-      expect(await redis.pttl(`${prefix}short`)).toBeGreaterThan(0);
-      expect(await redis.pttl(`${prefix}short`)).toBeLessThanOrEqual(2_000);
+      expect(await redis.pttl(`${prefix}h:short`)).toBeGreaterThan(0);
+      expect(await redis.pttl(`${prefix}h:short`)).toBeLessThanOrEqual(2_000);
     });
 
     it('writes nothing for a read', async () => {
@@ -106,7 +107,7 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
         count: 0,
         resetMs: 0,
       });
-      expect(await redis.exists(`${prefix}k`)).toBe(0);
+      expect(await redis.exists(`${prefix}h:k`)).toBe(0);
     });
 
     it('holds a bounded number of entries per key whatever the rate', async () => {
@@ -115,9 +116,81 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
         clock.advance(373); // a hit every 373 ms for ~3.7 min: many slots, many windows
         await store.hit('k', { windowMs: 10_000, now: now() });
       }
-      const entries = await redis.llen(`${prefix}k`);
+      // The hash holds the entries and five fields of metadata (h, t, n, a, z).
+      const entries = (await redis.hlen(`${prefix}h:k`)) - 5;
       expect(entries).toBeGreaterThan(20);
       expect(entries).toBeLessThanOrEqual(62);
+    });
+
+    it('keeps a running total beside the entries, so a hit never reads the whole log', async () => {
+      fresh();
+      for (let i = 0; i < 30; i++) {
+        clock.advance(1_500); // a new slot (1 s for a minute's window) every hit
+        await store.hit('k', { windowMs: MINUTE, now: now(), cost: 2 });
+      }
+      const key = `${prefix}h:k`;
+      const [h, t, n] = await redis.hmget(key, 'h', 't', 'n');
+      expect([Number(h), Number(t), Number(n)]).toEqual([1, 30, 60]);
+      expect(await redis.hget(key, '30')).toBe(`${now()}:2`);
+      // The first 20 entries leave the window (entry i was hit at i * 1.5 s): the head index and the total
+      // follow, and the reset is when entry 21 leaves.
+      clock.advance(MINUTE - 30 * 1_500 + 20 * 1_500 + 1);
+      expect(await store.hit('k', { windowMs: MINUTE, now: now(), cost: 0 })).toEqual({
+        count: 20,
+        resetMs: 1_499,
+      });
+      const after = await redis.hmget(key, 'h', 't', 'n');
+      expect(after.map(Number)).toEqual([21, 30, 20]);
+      expect(await redis.hexists(key, '20')).toBe(0);
+    });
+
+    it('answers exactly as MemoryRateLimitStore over 2,000 mixed hits, windows changing on the way', async () => {
+      fresh();
+      const memory = new MemoryRateLimitStore();
+      // A fixed pseudo-random sequence (xorshift), so a failure replays.
+      let seed = 0x2545f491;
+      const next = (below: number) => {
+        seed ^= seed << 13;
+        seed ^= seed >>> 17;
+        seed ^= seed << 5;
+        return (seed >>> 0) % below;
+      };
+      let at = Date.UTC(2026, 0, 1);
+      for (let i = 0; i < 2_000; i++) {
+        // The window grows from a minute to ten halfway through: more entries than the cap are then in
+        // the window, and the oldest are merged.
+        const windowMs = i < 1_000 ? MINUTE : 10 * MINUTE;
+        at += next(3) === 0 ? next(4_000) : next(400);
+        const pick = next(20);
+        const options =
+          pick === 0
+            ? { windowMs, now: at, cost: -1 - next(3) }
+            : pick === 1
+              ? { windowMs, now: at, cost: 0 }
+              : pick === 2
+                ? { windowMs, now: at, limit: 40 + next(40) }
+                : { windowMs, now: at, cost: 1 + next(2) };
+        const key = `k${next(3)}`;
+        expect(await store.hit(key, options), `hit ${i} ${JSON.stringify(options)}`).toEqual(
+          await memory.hit(key, options),
+        );
+      }
+      for (const key of ['k0', 'k1', 'k2']) {
+        expect((await redis.hlen(`${prefix}h:${key}`)) - 5).toBeLessThanOrEqual(63);
+      }
+      await memory.close();
+    });
+
+    it('never meets a key of 1.0 (a list under the bare key), so both versions run side by side', async () => {
+      fresh();
+      const t0 = now();
+      // What an instance of tenant-auth-redis 1.0 keeps for the same budget during a rolling upgrade.
+      await redis.rpush(`${prefix}k`, `${t0 - 30_000}:4`, `${t0 - 10_000}:3`);
+      await redis.pexpire(`${prefix}k`, 50_000);
+      expect(await store.hit('k', { windowMs: MINUTE, now: t0 })).toEqual({ count: 1, resetMs: MINUTE });
+      expect(await redis.type(`${prefix}k`)).toBe('list');
+      expect(await redis.lrange(`${prefix}k`, 0, -1)).toEqual([`${t0 - 30_000}:4`, `${t0 - 10_000}:3`]);
+      expect(await redis.type(`${prefix}h:k`)).toBe('hash');
     });
 
     it('keeps key prefixes apart', async () => {
@@ -126,14 +199,14 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
       await store.hit('k', { windowMs: MINUTE, now: now(), cost: 3 });
       expect((await other.hit('k', { windowMs: MINUTE, now: now() })).count).toBe(1);
       expect((await store.hit('k', { windowMs: MINUTE, now: now(), cost: 0 })).count).toBe(3);
-      expect((await redis.keys(`${prefix}*`)).sort()).toEqual([`${prefix}k`, `${prefix}other:k`]);
+      expect((await redis.keys(`${prefix}*`)).sort()).toEqual([`${prefix}h:k`, `${prefix}other:h:k`]);
     });
 
     it('defaults its prefix to tenant-auth:rl:', async () => {
       const key = `${runPrefix}${randomUUID()}`;
       await new RedisRateLimitStore({ redis }).hit(key, { windowMs: 1_000, now: now() });
-      expect(await redis.pttl(`tenant-auth:rl:${key}`)).toBeGreaterThan(0);
-      await redis.del(`tenant-auth:rl:${key}`);
+      expect(await redis.pttl(`tenant-auth:rl:h:${key}`)).toBeGreaterThan(0);
+      await redis.del(`tenant-auth:rl:h:${key}`);
     });
 
     it('loads its script again after Redis forgot it (SCRIPT FLUSH, a restart)', async () => {
