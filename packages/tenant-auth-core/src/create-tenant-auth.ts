@@ -8,7 +8,7 @@ import { createRegistration } from './accounts/registration.js';
 import { createTenantReads } from './accounts/tenant-reads.js';
 import { createAuditLog } from './audit/audit-log.js';
 import { createBackground } from './background.js';
-import { cleanUp } from './cleanup.js';
+import { cleanUp, realPacing } from './cleanup.js';
 import { DEVICE_INFO_MAX_LENGTH } from './device-info.js';
 import { EMAIL_MAX_LENGTH } from './email.js';
 import { configurationError } from './errors.js';
@@ -169,13 +169,21 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   const emailAddress = createEmailAddress(services, confirmPassword);
 
   let cleanupRunning: Promise<CleanupResult> | undefined;
+  // Set by a scheduled cleanup's stop(): the pass in flight ends after its current batch.
+  let cleanupStopping = false;
   const cleanup = () => {
-    cleanupRunning ??= cleanUp(stores, clock, {
-      revokedRetentionSeconds: resolved.revokedSessionRetentionSeconds,
-      auditRetentionSeconds: resolved.auditRetentionSeconds,
-      batchSize: resolved.cleanupBatchSize,
-    }).finally(() => {
+    cleanupRunning ??= cleanUp(
+      stores,
+      clock,
+      {
+        revokedRetentionSeconds: resolved.revokedSessionRetentionSeconds,
+        auditRetentionSeconds: resolved.auditRetentionSeconds,
+        batchSize: resolved.cleanupBatchSize,
+      },
+      { ...realPacing, stopped: () => cleanupStopping },
+    ).finally(() => {
       cleanupRunning = undefined;
+      cleanupStopping = false;
     });
     return cleanupRunning;
   };
@@ -294,6 +302,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
       return {
         async stop() {
           clearInterval(timer);
+          if (cleanupRunning) cleanupStopping = true;
           await cleanupRunning?.catch(() => {});
         },
       };

@@ -317,9 +317,14 @@ export interface TenantAuth {
 
   /**
    * Deletes expired sessions and revoked ones past retention, expired one-time tokens, audit events past
-   * retention and long-dead outbox messages, in batches.
+   * retention and long-dead outbox messages, in batches, resting after each full batch as long as it took
+   * (a long pass takes at most half of the database's time). One pass at a time: a second call while one
+   * runs gets the same result.
    */
   cleanup(): Promise<CleanupResult>;
-  /** Runs {@link TenantAuth.cleanup} on an unref'd timer (default every 10 minutes). */
+  /**
+   * Runs {@link TenantAuth.cleanup} on an unref'd timer (default every 10 minutes). `stop()` ends a pass
+   * in flight after its current batch, so shutdown never waits for a long one.
+   */
   startCleanup(options?: { intervalSeconds?: number }): ScheduledWork;
 }
