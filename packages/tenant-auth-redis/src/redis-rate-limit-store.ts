@@ -40,12 +40,12 @@ export interface RedisRateLimitStoreOptions {
 }
 
 /**
- * Between the prefix and the key: the version of the stored layout. 1.0 kept a list under the bare key;
- * 1.1 keeps a hash (constant time per hit) under `h:`, so an instance of either version never meets the
- * other's keys during a rolling upgrade (each counts on its own until the old keys expire, within a
- * window).
+ * Between the prefix and the key: the version of the stored layout. tenant-auth 1.0 kept a list under the
+ * bare key; 1.1 keeps a packed string (two commands per hit) under `s:`, so an instance of either version
+ * never meets the other's keys during a rolling upgrade (each counts on its own until the old keys
+ * expire, within a window).
  */
-const LAYOUT = 'h:';
+const LAYOUT = 's:';
 
 // A client in these states is known to be disconnected: ioredis would park the command in its offline
 // queue until it reconnects, so the hit fails at once instead. `wait` (lazyConnect) and `connecting` are
@@ -54,9 +54,9 @@ const DOWN = new Set(['reconnecting', 'close', 'end', 'disconnecting']);
 
 /**
  * A `RateLimitStore` on Redis, for several instances sharing one budget: one round trip per hit
- * (`EVALSHA` of a Lua script, `EVAL` once after a script flush or a Redis restart), atomic, in constant
- * time per hit, with a TTL on every key and at most ~63 entries per key (a hash under
- * `<keyPrefix>h:<key>`). When Redis is down or slow, `hit` rejects with
+ * (`EVALSHA` of a Lua script, `EVAL` once after a script flush or a Redis restart), atomic, with two
+ * Redis commands per hit whatever a key holds, a TTL on every key and at most ~63 entries per key (a
+ * packed string under `<keyPrefix>s:<key>`). When Redis is down or slow, `hit` rejects with
  * `TenantAuthError('unavailable')` within `commandTimeoutMs`, and works again as soon as ioredis has
  * reconnected by itself.
  *

@@ -75,6 +75,16 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
     afterEach(() => {
       clock.advance(10 * MINUTE);
     });
+    /** The stored log: the total, then [timestamp, count] per entry (see sliding-log-script.ts). */
+    const storedLog = async (key: string) => {
+      const raw = await redis.getBuffer(key);
+      if (!raw) return { total: 0, entries: [] as [number, number][] };
+      const entries: [number, number][] = [];
+      for (let offset = 8; offset < raw.length; offset += 16) {
+        entries.push([raw.readDoubleBE(offset), raw.readDoubleBE(offset + 8)]);
+      }
+      return { total: raw.readDoubleBE(0), entries };
+    };
     const fresh = () => {
       prefix = `${runPrefix}${randomUUID()}:`;
       store = new RedisRateLimitStore({ redis, keyPrefix: prefix });
@@ -93,12 +103,12 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
     it('sets a TTL on every key it writes, reaching to when its newest hit leaves the window', async () => {
       fresh();
       await store.hit('k', { windowMs: MINUTE, now: now() });
-      const first = await redis.pttl(`${prefix}h:k`);
+      const first = await redis.pttl(`${prefix}s:k`);
       expect(first).toBeGreaterThan(MINUTE - 5_000);
       expect(first).toBeLessThanOrEqual(MINUTE);
       await store.hit('short', { windowMs: 2_000, now: now() });
-      expect(await redis.pttl(`${prefix}h:short`)).toBeGreaterThan(0);
-      expect(await redis.pttl(`${prefix}h:short`)).toBeLessThanOrEqual(2_000);
+      expect(await redis.pttl(`${prefix}s:short`)).toBeGreaterThan(0);
+      expect(await redis.pttl(`${prefix}s:short`)).toBeLessThanOrEqual(2_000);
     });
 
     it('writes nothing for a read', async () => {
@@ -107,7 +117,7 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
         count: 0,
         resetMs: 0,
       });
-      expect(await redis.exists(`${prefix}h:k`)).toBe(0);
+      expect(await redis.exists(`${prefix}s:k`)).toBe(0);
     });
 
     it('holds a bounded number of entries per key whatever the rate', async () => {
@@ -116,10 +126,9 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
         clock.advance(373); // a hit every 373 ms for ~3.7 min: many slots, many windows
         await store.hit('k', { windowMs: 10_000, now: now() });
       }
-      // The hash holds the entries and five fields of metadata (h, t, n, a, z).
-      const entries = (await redis.hlen(`${prefix}h:k`)) - 5;
-      expect(entries).toBeGreaterThan(20);
-      expect(entries).toBeLessThanOrEqual(62);
+      const { entries } = await storedLog(`${prefix}s:k`);
+      expect(entries.length).toBeGreaterThan(20);
+      expect(entries.length).toBeLessThanOrEqual(62);
     });
 
     it('keeps a running total beside the entries, so a hit never reads the whole log', async () => {
@@ -128,20 +137,23 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
         clock.advance(1_500); // a new slot (1 s for a minute's window) every hit
         await store.hit('k', { windowMs: MINUTE, now: now(), cost: 2 });
       }
-      const key = `${prefix}h:k`;
-      const [h, t, n] = await redis.hmget(key, 'h', 't', 'n');
-      expect([Number(h), Number(t), Number(n)]).toEqual([1, 30, 60]);
-      expect(await redis.hget(key, '30')).toBe(`${now()}:2`);
-      // The first 20 entries leave the window (entry i was hit at i * 1.5 s): the head index and the total
-      // follow, and the reset is when entry 21 leaves.
+      const key = `${prefix}s:k`;
+      const written = await storedLog(key);
+      expect(written.total).toBe(60);
+      expect(written.entries).toHaveLength(30);
+      expect(written.entries.at(-1)).toEqual([now(), 2]);
+      const entry21 = written.entries[20];
+      // The first 20 entries leave the window (entry i was hit at i * 1.5 s): they are dropped, the total
+      // follows, and the reset is when entry 21 leaves.
       clock.advance(MINUTE - 30 * 1_500 + 20 * 1_500 + 1);
       expect(await store.hit('k', { windowMs: MINUTE, now: now(), cost: 0 })).toEqual({
         count: 20,
         resetMs: 1_499,
       });
-      const after = await redis.hmget(key, 'h', 't', 'n');
-      expect(after.map(Number)).toEqual([21, 30, 20]);
-      expect(await redis.hexists(key, '20')).toBe(0);
+      const after = await storedLog(key);
+      expect(after.total).toBe(20);
+      expect(after.entries).toHaveLength(10);
+      expect(after.entries[0]).toEqual(entry21);
     });
 
     it('answers exactly as MemoryRateLimitStore over 2,000 mixed hits, windows changing on the way', async () => {
@@ -176,7 +188,7 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
         );
       }
       for (const key of ['k0', 'k1', 'k2']) {
-        expect((await redis.hlen(`${prefix}h:${key}`)) - 5).toBeLessThanOrEqual(63);
+        expect((await storedLog(`${prefix}s:${key}`)).entries.length).toBeLessThanOrEqual(63);
       }
       await memory.close();
     });
@@ -190,7 +202,7 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
       expect(await store.hit('k', { windowMs: MINUTE, now: t0 })).toEqual({ count: 1, resetMs: MINUTE });
       expect(await redis.type(`${prefix}k`)).toBe('list');
       expect(await redis.lrange(`${prefix}k`, 0, -1)).toEqual([`${t0 - 30_000}:4`, `${t0 - 10_000}:3`]);
-      expect(await redis.type(`${prefix}h:k`)).toBe('hash');
+      expect(await redis.type(`${prefix}s:k`)).toBe('string');
     });
 
     it('keeps key prefixes apart', async () => {
@@ -199,14 +211,14 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
       await store.hit('k', { windowMs: MINUTE, now: now(), cost: 3 });
       expect((await other.hit('k', { windowMs: MINUTE, now: now() })).count).toBe(1);
       expect((await store.hit('k', { windowMs: MINUTE, now: now(), cost: 0 })).count).toBe(3);
-      expect((await redis.keys(`${prefix}*`)).sort()).toEqual([`${prefix}h:k`, `${prefix}other:h:k`]);
+      expect((await redis.keys(`${prefix}*`)).sort()).toEqual([`${prefix}other:s:k`, `${prefix}s:k`]);
     });
 
     it('defaults its prefix to tenant-auth:rl:', async () => {
       const key = `${runPrefix}${randomUUID()}`;
       await new RedisRateLimitStore({ redis }).hit(key, { windowMs: 1_000, now: now() });
-      expect(await redis.pttl(`tenant-auth:rl:h:${key}`)).toBeGreaterThan(0);
-      await redis.del(`tenant-auth:rl:h:${key}`);
+      expect(await redis.pttl(`tenant-auth:rl:s:${key}`)).toBeGreaterThan(0);
+      await redis.del(`tenant-auth:rl:s:${key}`);
     });
 
     it('loads its script again after Redis forgot it (SCRIPT FLUSH, a restart)', async () => {
