@@ -47,14 +47,14 @@ function fakePacing(batchMs: number, stopAfterBatches = Number.POSITIVE_INFINITY
 }
 
 describe('cleanup pacing', () => {
-  it('rests between full batches as long as each batch took, and not after the last, short one', async () => {
+  it('rests between full batches three times as long as each batch took, not after the last, short one', async () => {
     const fake = fakePacing(40);
     const { stores, batches } = storesWithExpiredSessions(350, fake.batchDone);
     const result = await cleanUp(stores, new ManualClock(), SETTINGS, fake.pacing);
     expect(result.sessions).toBe(350);
     expect(batches).toEqual([100, 100, 100, 50]);
-    // Three rests, one after each full batch: the pass takes the database at most half of the time.
-    expect(fake.rests).toEqual([40, 40, 40]);
+    // Three rests, one after each full batch: the pass takes at most a quarter of the database's time.
+    expect(fake.rests).toEqual([120, 120, 120]);
   });
 
   it('ends the pass after the batch in flight once stopped', async () => {

@@ -7,10 +7,10 @@ import type { CleanupResult } from './tenant-auth.js';
 const DEAD_MAIL_RETENTION_SECONDS = 7 * 86_400;
 
 /**
- * @internal How a cleanup pass paces itself. Between two full batches it rests as long as the batch
- * took, so a long pass (a million expired sessions after an outage) takes at most half of the
- * database's time and the requests meanwhile get the rest; `stopped` ends the pass after the batch in
- * flight.
+ * @internal How a cleanup pass paces itself. Between two full batches it rests {@link REST_PER_BATCH}
+ * times as long as the batch took, so a long pass (a million expired sessions after an outage) takes at
+ * most a quarter of the database's time and the requests meanwhile get the rest; `stopped` ends the pass
+ * after the batch in flight.
  */
 export interface CleanupPacing {
   /** Monotonic milliseconds. */
@@ -18,6 +18,14 @@ export interface CleanupPacing {
   rest(ms: number): Promise<void>;
   stopped(): boolean;
 }
+
+/**
+ * @internal Rest after a full batch, in multiples of the time it took. At 1 (half the time deleting) the
+ * login p99 during a million-row cleanup was 1.67x the p99 without it in the cleanup benchmark; at 3 it
+ * stays within the benchmark's 1.5x, and the pass takes four times its working time, which a job run
+ * every ten minutes can afford.
+ */
+export const REST_PER_BATCH = 3;
 
 /** @internal Real time, never stopped. */
 export const realPacing: CleanupPacing = {
@@ -38,7 +46,7 @@ async function inBatches(
     const deleted = await deleteBatch();
     total += deleted;
     if (deleted < batchSize || pacing.stopped()) return total;
-    await pacing.rest(pacing.now() - started);
+    await pacing.rest((pacing.now() - started) * REST_PER_BATCH);
     if (pacing.stopped()) return total;
   }
 }
