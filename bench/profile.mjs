@@ -42,7 +42,9 @@ async function profileOne(name, dbUrl, prepare) {
   // A profile of refusals would say nothing about the path. (A refresh chain can lose a rotation when
   // autocannon reconnects a socket: a handful of 401s in thousands is that, not the path.)
   if (load.errors > 0 || load.ok === 0 || load.non2xx > load.ok / 500) {
-    throw new Error(`${name}: ${load.ok} 2xx, ${load.non2xx} non-2xx, ${load.errors} errors under the profiler`);
+    throw new Error(
+      `${name}: ${load.ok} 2xx, ${load.non2xx} non-2xx, ${load.errors} errors under the profiler`,
+    );
   }
   // Only the load phase (its first second left out: warm-up), not start-up or shutdown.
   const profile = loadProfile(readFileSync(join(raw, `${name}.cpuprofile`), 'utf8'), {

@@ -43,7 +43,11 @@ function fakePacing(batchMs: number, stopAfterBatches = Number.POSITIVE_INFINITY
     },
     stopped: () => batches >= stopAfterBatches,
   };
-  return { pacing, rests, batchDone: () => ((now += batchMs), batches++) };
+  const batchDone = () => {
+    now += batchMs;
+    batches += 1;
+  };
+  return { pacing, rests, batchDone };
 }
 
 describe('cleanup pacing', () => {
