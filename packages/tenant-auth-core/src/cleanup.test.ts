@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CleanupPacing, cleanUp } from './cleanup.js';
+import { type CleanupPacing, cleanUp, realPacing } from './cleanup.js';
 import { createTenantAuth } from './create-tenant-auth.js';
 import { createMemoryStores } from './stores/memory/memory-stores.js';
 import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
@@ -27,7 +27,31 @@ function storesWithExpiredSessions(expired: number, onBatch: () => void = () => 
   const setExpired = (rows: number) => {
     left = rows;
   };
-  return { stores: { ...stores, sessions } as TenantAuthStores, batches, setExpired };
+  // Calls of the other tables' cleanups, to see that a stopped pass starts none.
+  const otherCalls: string[] = [];
+  const counted = <T extends object>(target: T, method: string, name: string): T =>
+    new Proxy(target, {
+      get(t, property, receiver) {
+        const value = Reflect.get(t, property, receiver);
+        if (property !== method || typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          otherCalls.push(name);
+          return value.apply(t, args);
+        };
+      },
+    });
+  return {
+    stores: {
+      ...stores,
+      sessions,
+      oneTimeTokens: counted(stores.oneTimeTokens, 'deleteExpired', 'oneTimeTokens'),
+      auditEvents: counted(stores.auditEvents, 'deleteOlderThan', 'auditEvents'),
+      outbox: counted(stores.outbox, 'deleteDead', 'outbox'),
+    } as TenantAuthStores,
+    batches,
+    setExpired,
+    otherCalls,
+  };
 }
 
 /** Pacing on a fake clock: every batch takes `batchMs`; rests are recorded, not waited. */
@@ -61,17 +85,36 @@ describe('cleanup pacing', () => {
     expect(fake.rests).toEqual([120, 120, 120]);
   });
 
-  it('ends the pass after the batch in flight once stopped', async () => {
+  it('starts no further batch, on any table, once stopped', async () => {
     const fake = fakePacing(10, 2);
-    const { stores, batches } = storesWithExpiredSessions(1_000_000, fake.batchDone);
+    const { stores, batches, otherCalls } = storesWithExpiredSessions(1_000_000, fake.batchDone);
     const result = await cleanUp(stores, new ManualClock(), SETTINGS, fake.pacing);
     expect(batches).toEqual([100, 100]);
-    expect(result.sessions).toBe(200);
+    expect(result).toEqual({ sessions: 200, oneTimeTokens: 0, auditEvents: 0, outboxMessages: 0 });
+    expect(otherCalls).toEqual([]);
   });
 
-  it('stop() of a scheduled cleanup ends a long pass after its current batch', async () => {
+  it('visits every table when not stopped', async () => {
+    const fake = fakePacing(10);
+    const { stores, otherCalls } = storesWithExpiredSessions(150, fake.batchDone);
+    await cleanUp(stores, new ManualClock(), SETTINGS, fake.pacing);
+    expect(otherCalls).toEqual(['oneTimeTokens', 'auditEvents', 'outbox']);
+  });
+
+  it('on real time: aborting ends a rest in progress at once and stops the pass', async () => {
+    const abort = new AbortController();
+    const pacing = realPacing(abort.signal);
+    expect(pacing.stopped()).toBe(false);
+    // A rest of an hour: without the abort, this test would time out.
+    const rest = pacing.rest(3_600_000);
+    abort.abort();
+    await rest;
+    expect(pacing.stopped()).toBe(true);
+  });
+
+  it('stop() of a scheduled cleanup ends the pass in flight after its current batch, also one cleanup() started', async () => {
     let stop: Promise<void> | undefined;
-    const { stores, batches, setExpired } = storesWithExpiredSessions(1_000_000_000, () => {
+    const { stores, batches, setExpired, otherCalls } = storesWithExpiredSessions(1_000_000_000, () => {
       // The third batch of an endless pass: stop the schedule while it runs.
       if (batches.length === 2) stop = scheduled.stop();
     });
@@ -87,6 +130,7 @@ describe('cleanup pacing', () => {
     await stop;
     expect(batches).toEqual([100, 100, 100]);
     expect(result.sessions).toBe(300);
+    expect(otherCalls).toEqual([]);
     // The next pass is not stopped by the last one's stop.
     setExpired(250);
     expect((await auth.cleanup()).sessions).toBe(250);

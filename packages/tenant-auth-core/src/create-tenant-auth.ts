@@ -169,22 +169,26 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   const emailAddress = createEmailAddress(services, confirmPassword);
 
   let cleanupRunning: Promise<CleanupResult> | undefined;
-  // Set by a scheduled cleanup's stop(): the pass in flight ends after its current batch.
-  let cleanupStopping = false;
+  // Aborted by a scheduled cleanup's stop(): the pass in flight starts no further batch.
+  let cleanupAbort: AbortController | undefined;
   const cleanup = () => {
-    cleanupRunning ??= cleanUp(
-      stores,
-      clock,
-      {
-        revokedRetentionSeconds: resolved.revokedSessionRetentionSeconds,
-        auditRetentionSeconds: resolved.auditRetentionSeconds,
-        batchSize: resolved.cleanupBatchSize,
-      },
-      { ...realPacing, stopped: () => cleanupStopping },
-    ).finally(() => {
-      cleanupRunning = undefined;
-      cleanupStopping = false;
-    });
+    if (!cleanupRunning) {
+      const abort = new AbortController();
+      cleanupAbort = abort;
+      cleanupRunning = cleanUp(
+        stores,
+        clock,
+        {
+          revokedRetentionSeconds: resolved.revokedSessionRetentionSeconds,
+          auditRetentionSeconds: resolved.auditRetentionSeconds,
+          batchSize: resolved.cleanupBatchSize,
+        },
+        realPacing(abort.signal),
+      ).finally(() => {
+        cleanupRunning = undefined;
+        cleanupAbort = undefined;
+      });
+    }
     return cleanupRunning;
   };
   const register = createRegistration({
@@ -302,7 +306,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
       return {
         async stop() {
           clearInterval(timer);
-          if (cleanupRunning) cleanupStopping = true;
+          cleanupAbort?.abort();
           await cleanupRunning?.catch(() => {});
         },
       };

@@ -318,13 +318,21 @@ export interface TenantAuth {
   /**
    * Deletes expired sessions and revoked ones past retention, expired one-time tokens, audit events past
    * retention and long-dead outbox messages, in batches, resting after each full batch three times as long
-   * as it took (a long pass takes at most a quarter of the database's time). One pass at a time: a second call while one
-   * runs gets the same result.
+   * as it took (a long pass spends at most a quarter of its time deleting). One pass at a time: a second
+   * call while one runs gets the same result.
+   *
+   * @example
+   * const { sessions } = await auth.cleanup();
    */
   cleanup(): Promise<CleanupResult>;
   /**
-   * Runs {@link TenantAuth.cleanup} on an unref'd timer (default every 10 minutes). `stop()` ends a pass
-   * in flight after its current batch, so shutdown never waits for a long one.
+   * Runs {@link TenantAuth.cleanup} on an unref'd timer (default every 10 minutes). `stop()` also ends
+   * the pass in flight, whoever started it: it finishes the batch it is deleting, starts no other and cuts
+   * a rest short, so shutdown waits for one batch at most.
+   *
+   * @example
+   * const cleanup = auth.startCleanup({ intervalSeconds: 600 });
+   * process.once('SIGTERM', () => void cleanup.stop());
    */
   startCleanup(options?: { intervalSeconds?: number }): ScheduledWork;
 }
