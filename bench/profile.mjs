@@ -104,9 +104,10 @@ await main(async () => {
         tokens.push(expectStatus(res, 200, 'login').refreshToken);
       }
       let n = 0;
-      // One chain per connection: two connections on one chain would replay each other's tokens, which
-      // revokes the chain (and the profile would then be of refusals).
-      let nextSlot = 0;
+      // One request in flight per chain: two on one chain would replay each other's tokens, which revokes
+      // the chain (and the profile would then be of refusals). autocannon gives every request a fresh
+      // context, so a request takes a free chain and gives it back with its answer.
+      const free = tokens.map((_, i) => i);
       return {
         title: 'POST /api/v1/auth/refresh, 50 chains',
         url: `${server.url}/api/v1/auth/refresh`,
@@ -115,7 +116,8 @@ await main(async () => {
         requests: [
           {
             setupRequest: (req, context) => {
-              context.slot ??= nextSlot++ % tokens.length;
+              context.slot = free.pop();
+              if (context.slot === undefined) throw new Error('more requests in flight than refresh chains');
               return {
                 ...req,
                 headers: { ...req.headers, 'x-forwarded-for': clientAddress(n++) },
@@ -124,6 +126,7 @@ await main(async () => {
             },
             onResponse: (status, body, context) => {
               if (status === 200) tokens[context.slot] = JSON.parse(body).refreshToken;
+              free.push(context.slot);
             },
           },
         ],

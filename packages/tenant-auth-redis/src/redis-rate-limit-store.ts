@@ -41,9 +41,9 @@ export interface RedisRateLimitStoreOptions {
 
 /**
  * Between the prefix and the key: the version of the stored layout. tenant-auth 1.0 kept a list under the
- * bare key; 1.1 keeps a packed string (two commands per hit) under `s:`, so an instance of either version
- * never meets the other's keys during a rolling upgrade (each counts on its own until the old keys
- * expire, within a window).
+ * bare key; 1.1 keeps a packed string (at most two commands per hit) under `s:`, so an instance of either
+ * version never meets the other's keys during a rolling upgrade (each counts only the hits it sees until
+ * the rollout is done; the old keys expire within a window).
  */
 const LAYOUT = 's:';
 
