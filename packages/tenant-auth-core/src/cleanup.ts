@@ -29,12 +29,13 @@ export const REST_PER_BATCH = 3;
 
 /**
  * @internal Pacing on real time. Aborting `signal` stops the pass: a rest in progress ends at once, and no
- * further batch starts. The rests never keep the process alive.
+ * further batch starts. A rest keeps the process alive like the pass's queries do (a script that awaits
+ * `cleanup()` must not exit in the middle of it); stopping the schedule ends it.
  */
 export function realPacing(signal?: AbortSignal): CleanupPacing {
   return {
     now: () => performance.now(),
-    rest: (ms) => sleep(ms, undefined, { ref: false, ...(signal ? { signal } : {}) }).catch(() => {}),
+    rest: (ms) => sleep(ms, undefined, signal ? { signal } : {}).catch(() => {}),
     stopped: () => signal?.aborted === true,
   };
 }
