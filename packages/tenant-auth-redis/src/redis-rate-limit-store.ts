@@ -54,8 +54,8 @@ const DOWN = new Set(['reconnecting', 'close', 'end', 'disconnecting']);
 
 /**
  * A `RateLimitStore` on Redis, for several instances sharing one budget: one round trip per hit
- * (`EVALSHA` of a Lua script, `EVAL` once after a script flush or a Redis restart), atomic, with two
- * Redis commands per hit whatever a key holds, a TTL on every key and at most ~63 entries per key (a
+ * (`EVALSHA` of a Lua script, `EVAL` once after a script flush or a Redis restart), atomic, with at most
+ * two Redis commands per hit whatever a key holds, a TTL on every key and at most ~63 entries per key (a
  * packed string under `<keyPrefix>s:<key>`). When Redis is down or slow, `hit` rejects with
  * `TenantAuthError('unavailable')` within `commandTimeoutMs`, and works again as soon as ioredis has
  * reconnected by itself.
@@ -124,7 +124,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   #withTimeout<T>(promise: Promise<T>): Promise<T> {
-    // One promise and one timer per hit (no Promise.race, no finally): this runs on every request.
+    // One wrapping promise and one timer per hit (no Promise.race, no finally): this runs on every request.
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`Redis did not answer within ${this.commandTimeoutMs} ms`)),
