@@ -1,13 +1,14 @@
 import type { Session, Tenant, User } from 'tenant-auth-core/store-kit';
+import type { TenantAuthSessionEntity } from '../entities/session.js';
+import type { TenantAuthTenantEntity } from '../entities/tenant.js';
+import type { TenantAuthUserEntity } from '../entities/user.js';
 import type { AuditEvent, OneTimeToken, OutboxMessage, Role } from './core-types.js';
 
-/** @internal A tenant row as MikroORM returns it. */
-export interface TenantRow {
-  id: string;
-  slug: string;
-  name: string;
-  createdAt: Date;
-}
+/**
+ * @internal A tenant row as the stores' raw SQL returns it: the columns under their entity names (see
+ * {@link TENANT_COLUMNS}), which is what the entity interface describes.
+ */
+export type TenantRow = TenantAuthTenantEntity;
 
 /** @internal The columns of `tenant_auth_tenant`, named as {@link TenantRow} names them. */
 export const TENANT_COLUMNS = `id, slug, name, created_at as "createdAt"`;
@@ -23,37 +24,11 @@ export const SESSION_COLUMNS = `id, tenant_id as "tenantId", user_id as "userId"
   refresh_hash as "refreshHash", refresh_jti as "refreshJti", refresh_issued_at as "refreshIssuedAt",
   refresh_expires_at as "refreshExpiresAt", previous_refresh_hash as "previousRefreshHash", rotated_at as "rotatedAt"`;
 
-/** @internal A user row as MikroORM returns it. */
-export interface UserRow {
-  id: string;
-  tenantId: string;
-  email: string;
-  passwordHash: string;
-  role: string;
-  emailVerified: boolean;
-  createdAt: Date;
-}
+/** @internal A user row as the stores' raw SQL returns it (see {@link USER_COLUMNS}). */
+export type UserRow = TenantAuthUserEntity;
 
-/** @internal A session row as MikroORM returns it. */
-export interface SessionRow {
-  id: string;
-  tenantId: string;
-  userId: string;
-  deviceInfo: string;
-  ipAddress?: string | null;
-  userAgent?: string | null;
-  createdAt: Date;
-  lastUsedAt: Date;
-  expiresAt: Date;
-  absoluteExpiresAt: Date;
-  revokedAt?: Date | null;
-  refreshHash: string;
-  refreshJti: string;
-  refreshIssuedAt: Date;
-  refreshExpiresAt: Date;
-  previousRefreshHash?: string | null;
-  rotatedAt?: Date | null;
-}
+/** @internal A session row as the stores' raw SQL returns it (see {@link SESSION_COLUMNS}). */
+export type SessionRow = TenantAuthSessionEntity;
 
 const dateOrNull = (value: Date | null | undefined): Date | null => (value == null ? null : new Date(value));
 
