@@ -7,7 +7,7 @@ import { ManualClock } from './testing/manual-clock.js';
 
 const SETTINGS = { revokedRetentionSeconds: 86_400, auditRetentionSeconds: 86_400, batchSize: 100 };
 
-/** Memory stores whose session cleanup finds `expired` rows, each batch taking `batchMs` of `pacing` time. */
+/** Memory stores whose session cleanup finds `expired` rows, calling `onBatch` at the start of each batch. */
 function storesWithExpiredSessions(expired: number, onBatch: () => void = () => {}) {
   const stores = createMemoryStores();
   let left = expired;

@@ -168,14 +168,12 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   const recovery = createPasswordRecovery(services, confirmPassword);
   const emailAddress = createEmailAddress(services, confirmPassword);
 
-  let cleanupRunning: Promise<CleanupResult> | undefined;
-  // Aborted by a scheduled cleanup's stop(): the pass in flight starts no further batch.
-  let cleanupAbort: AbortController | undefined;
+  // The pass in flight, and what ends it: a scheduled cleanup's stop() aborts it (no further batch starts).
+  let running: { result: Promise<CleanupResult>; abort: AbortController } | undefined;
   const cleanup = () => {
-    if (!cleanupRunning) {
+    if (!running) {
       const abort = new AbortController();
-      cleanupAbort = abort;
-      cleanupRunning = cleanUp(
+      const result = cleanUp(
         stores,
         clock,
         {
@@ -185,11 +183,11 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
         },
         realPacing(abort.signal),
       ).finally(() => {
-        cleanupRunning = undefined;
-        cleanupAbort = undefined;
+        running = undefined;
       });
+      running = { result, abort };
     }
-    return cleanupRunning;
+    return running.result;
   };
   const register = createRegistration({
     stores,
@@ -306,8 +304,8 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
       return {
         async stop() {
           clearInterval(timer);
-          cleanupAbort?.abort();
-          await cleanupRunning?.catch(() => {});
+          running?.abort.abort();
+          await running?.result.catch(() => {});
         },
       };
     },

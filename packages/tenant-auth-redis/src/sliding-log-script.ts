@@ -13,9 +13,7 @@ import { createHash } from 'node:crypto';
  * the window, so Redis drops an idle key by itself; other writes keep it (`KEEPTTL`). With cost 0 the
  * script records nothing (it only forgets expired entries); a negative cost gives hits back, newest first;
  * with a limit (>= 0) nothing is recorded when the count would exceed it.
- *
- * tenant-auth 1.0 kept a list under the bare key; this layout lives under its own keys (see
- * `RedisRateLimitStore`), so instances of both versions can run side by side during a rolling upgrade.
+ * This layout lives under its own keys, apart from 1.0's lists (`LAYOUT` in redis-rate-limit-store.ts).
  *
  * KEYS[1] the key; ARGV: now (ms), windowMs, cost, slotMs, entryCap, limit (-1: none).
  * Returns `{ count, resetMs }`: the count the hit makes, recorded or not.
@@ -89,9 +87,7 @@ if cost < 0 then
   save(nil)
 elseif limit >= 0 and before + cost > limit then
   save(nil)
-  local refusedReset = 0
-  if before > 0 then refusedReset = reset() end
-  return { before + cost, refusedReset }
+  return { before + cost, reset() }
 elseif cost > 0 then
   local tailTs = now
   local merged = false
