@@ -275,7 +275,7 @@ export interface TenantAuthClient {
 const MAX_DELAY_MS = 2_147_483_647;
 /** A token that expires within this is treated as expired (requests take time). */
 const EXPIRY_SLACK_MS = 1000;
-/** How long a tab without Web Locks waits for another that announced a refresh. */
+/** How long a tab waits for another that announced a refresh before it refreshes itself. */
 const PEER_REFRESH_WAIT_MS = 5000;
 
 function configurationError(message: string): TypeError {
@@ -535,7 +535,7 @@ export function createTenantAuthClient(options: TenantAuthClientOptions): Tenant
     for (const resolve of waiters) resolve();
   }
 
-  /** Waits, without Web Locks, for a tab that announced a refresh to finish it (or for a time-out). */
+  /** Waits for a tab that announced a refresh to finish it (or for a time-out). */
   function waitForPeer(): Promise<void> {
     const remaining = peerRefreshingUntil - clock.now();
     if (remaining <= 0) return Promise.resolve();
@@ -586,11 +586,11 @@ export function createTenantAuthClient(options: TenantAuthClientOptions): Tenant
     const run = async (): Promise<SessionState> => {
       const already = stale && (await refreshedSince(stale));
       if (already) return already;
-      if (!crossTab?.locks) {
-        await waitForPeer();
-        const meanwhile = stale && (await refreshedSince(stale));
-        if (meanwhile) return meanwhile;
-      }
+      // A tab that announced a refresh may still be at it (no Web Locks), or may have let the lock go
+      // before its result reached this tab (a lock and a channel message are not ordered): wait for it.
+      await waitForPeer();
+      const meanwhile = stale && (await refreshedSince(stale));
+      if (meanwhile) return meanwhile;
       return performRefresh();
     };
     const locked = async () => {
@@ -618,7 +618,7 @@ export function createTenantAuthClient(options: TenantAuthClientOptions): Tenant
       body = { refreshToken: tokens.refreshToken };
     }
     const before = known;
-    if (!crossTab?.locks) crossTab?.post({ type: 'refreshing', key: keyOf(before) });
+    crossTab?.post({ type: 'refreshing', key: keyOf(before) });
     let result: { data: TokenResponse; receivedAt: number };
     try {
       result = await exchange('refresh', { body }, false);

@@ -189,4 +189,29 @@ describe('tabs sharing the cookies (cookie mode)', () => {
     expect(await a.client.listSessions()).toHaveLength(1);
     expect(await b.client.listSessions()).toHaveLength(1);
   });
+
+  it('take the result of a tab whose lock came free before its news arrived, instead of refreshing too', async () => {
+    const { api, tab } = origin({ mode: 'cookie' });
+    const a = tab();
+    const b = tab();
+    await a.client.login(CREDENTIALS);
+    await settle();
+    api.expireAccessTokens();
+    let release!: () => void;
+    api.refreshGate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // A meets a 401 and refreshes under the lock; B meets one too and waits for the lock.
+    const first = a.client.listSessions();
+    await settle();
+    const second = b.client.listSessions();
+    await settle();
+    // The fake lock goes to B at once when A lets it go, while A's "refreshed" reaches B a task later:
+    // the order a browser does not promise either (Chromium's lock and channel are not ordered).
+    release();
+    expect(await first).toHaveLength(1);
+    expect(await second).toHaveLength(1);
+    expect(api.refreshCalls()).toHaveLength(1);
+    expect(api.revoked).toBe(false);
+  });
 });
