@@ -31,6 +31,7 @@ export type {
   OutboxStore,
   SessionRotation,
   SessionStore,
+  SessionWithUser,
   TenantAuthStores,
   TenantStore,
   TransactionStores,

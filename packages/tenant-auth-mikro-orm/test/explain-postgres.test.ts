@@ -105,6 +105,29 @@ describe.skipIf(!TEST_DATABASE_URL)('query plans on PostgreSQL (5,000 sessions, 
 
   const sessionScans = (plan: PlanNode[]) => plan.filter((n) => n['Relation Name'] === 'tenant_auth_session');
 
+  it('reads a session and its user by refresh hash through the two hash indexes and the user primary key', async () => {
+    const [row] = (await db.orm.em
+      .getConnection()
+      .execute(
+        'select refresh_hash from tenant_auth_session where tenant_id = ? limit 1',
+        [tenantId],
+        'all',
+      )) as {
+      refresh_hash: string;
+    }[];
+    const found = await createMikroOrmStores(traced).sessions.findByRefreshHash(
+      tenantId,
+      row?.refresh_hash ?? '',
+    );
+    expect(found?.user?.tenantId).toBe(tenantId);
+    const plan = await planOf((store) => store.findByRefreshHash(tenantId, row?.refresh_hash ?? ''));
+    expect(plan.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+    const indexes = new Set(plan.map((n) => n['Index Name']).filter((name) => name !== undefined));
+    expect(indexes).toContain('tenant_auth_session_refresh_hash_idx');
+    expect(indexes).toContain('tenant_auth_session_previous_refresh_hash_idx');
+    expect(indexes).toContain('tenant_auth_user_pkey');
+  });
+
   it("lists a user's active sessions through the (user_id, tenant_id, expires_at) index", async () => {
     const plan = await planOf((store) => store.listActiveForUser(tenantId, userId, NOW));
     const scans = sessionScans(plan);

@@ -66,13 +66,9 @@ export function createRotation(deps: {
     const claims = await tokens.verifyRefreshToken(refreshToken).catch(() => invalid(context));
     const hash = hashRefreshToken(refreshToken);
     const now = clock.now();
-    // Both lookups need only the verified claims: one round trip's wait instead of two.
-    const [found, user] = await Promise.all([
-      stores.sessions.findByRefreshHash(claims.tenantId, hash),
-      stores.users.findById(claims.tenantId, claims.userId),
-    ]);
-    let session = found;
-    if (!session) {
+    // The session and its user in one read: the user's role and email go into the new access token.
+    const found = await stores.sessions.findByRefreshHash(claims.tenantId, hash);
+    if (!found) {
       const named = await stores.sessions.findById(claims.tenantId, claims.sessionId);
       // A token we signed for this session that is neither current nor previous: an older ancestor.
       if (named && named.userId === claims.userId && named.revokedAt === null) {
@@ -80,6 +76,8 @@ export function createRotation(deps: {
       }
       invalid(context);
     }
+    let session: Session | null = found.session;
+    const { user } = found;
     if (session.id !== claims.sessionId || session.userId !== claims.userId) invalid(context);
     if (session.revokedAt !== null || session.expiresAt <= now) invalid(context);
     if (!user) invalid(context);

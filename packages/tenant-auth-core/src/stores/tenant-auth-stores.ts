@@ -94,6 +94,19 @@ export interface SessionRotation {
 }
 
 /**
+ * A session with the user it belongs to, read together: what a refresh needs, in one round trip.
+ * `user` is `null` only when the user is gone (deleted while the session was read).
+ *
+ * @example
+ * const found: SessionWithUser | null = await stores.sessions.findByRefreshHash(tenantId, hash);
+ * if (found?.user) console.log(found.session.id, found.user.role);
+ */
+export interface SessionWithUser {
+  session: Session;
+  user: User | null;
+}
+
+/**
  * Sessions. Every method is scoped to a tenant: a session of another tenant is never returned, changed
  * or counted.
  *
@@ -104,10 +117,11 @@ export interface SessionStore {
   create(session: Session): Promise<void>;
   findById(tenantId: string, sessionId: string): Promise<Session | null>;
   /**
-   * Finds the session whose current **or previous** refresh hash equals `refreshHash`.
-   * Revoked and expired sessions are returned too; the caller decides.
+   * Finds the session whose current **or previous** refresh hash equals `refreshHash`, with its user,
+   * in one read (a refresh's first round trip: PostgreSQL, one statement). Revoked and expired sessions
+   * are returned too; the caller decides.
    */
-  findByRefreshHash(tenantId: string, refreshHash: string): Promise<Session | null>;
+  findByRefreshHash(tenantId: string, refreshHash: string): Promise<SessionWithUser | null>;
   /**
    * Compare-and-set: rotates only if the session is not revoked and its current refresh hash is still
    * `expectedRefreshHash`; the old current hash becomes the previous one. Returns whether this caller

@@ -225,10 +225,23 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         const s = sessionFor(user);
         await sessions.create(s);
         expect(await sessions.findById(user.tenantId, s.id)).toEqual(s);
-        expect(await sessions.findByRefreshHash(user.tenantId, s.refreshHash)).toEqual(s);
+        expect(await sessions.findByRefreshHash(user.tenantId, s.refreshHash)).toEqual({ session: s, user });
         expect(await sessions.findById(other.tenantId, s.id)).toBeNull();
         expect(await sessions.findByRefreshHash(other.tenantId, s.refreshHash)).toBeNull();
         expect(await sessions.findByRefreshHash(user.tenantId, hex64())).toBeNull();
+      });
+
+      it('reads the user with the session by refresh hash as the user store has it now, only in its tenant', async () => {
+        const user = await seedUser();
+        const other = await seedUser();
+        const s = sessionFor(user);
+        await sessions.create(s);
+        expect(await stores.users.setRole(user.tenantId, user.id, 'admin')).toBe(true);
+        expect(await stores.users.markEmailVerified(user.tenantId, user.id)).toBe(true);
+        const found = await sessions.findByRefreshHash(user.tenantId, s.refreshHash);
+        expect(found?.user).toEqual({ ...user, role: 'admin', emailVerified: true });
+        expect(found?.user).toEqual(await stores.users.findById(user.tenantId, user.id));
+        expect(await sessions.findByRefreshHash(other.tenantId, s.refreshHash)).toBeNull();
       });
 
       it('keeps null device fields as null', async () => {
@@ -251,8 +264,8 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         expect(await sessions.rotate(user.tenantId, s.id, s.refreshHash, next)).toBe(true);
         const after = await sessions.findById(user.tenantId, s.id);
         expect(after).toEqual({ ...s, ...next, previousRefreshHash: s.refreshHash });
-        expect((await sessions.findByRefreshHash(user.tenantId, s.refreshHash))?.id).toBe(s.id);
-        expect((await sessions.findByRefreshHash(user.tenantId, next.refreshHash))?.id).toBe(s.id);
+        expect((await sessions.findByRefreshHash(user.tenantId, s.refreshHash))?.session.id).toBe(s.id);
+        expect((await sessions.findByRefreshHash(user.tenantId, next.refreshHash))?.session.id).toBe(s.id);
         expect(await sessions.rotate(user.tenantId, s.id, s.refreshHash, rotation(61_000))).toBe(false);
         const other = await seedUser();
         expect(await sessions.findByRefreshHash(other.tenantId, next.refreshHash)).toBeNull();

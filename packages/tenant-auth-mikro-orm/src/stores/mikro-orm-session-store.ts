@@ -1,11 +1,18 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { isUuid, type Session, type SessionRotation, type SessionStore } from 'tenant-auth-core/store-kit';
+import {
+  isUuid,
+  type Session,
+  type SessionRotation,
+  type SessionStore,
+  type SessionWithUser,
+} from 'tenant-auth-core/store-kit';
 import { tenantAuthAuditEventSchema } from '../entities/audit-event.js';
 import { tenantAuthSessionSchema } from '../entities/session.js';
+import { tenantAuthUserSchema } from '../entities/user.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import type { AuditEvent } from './core-types.js';
-import { SESSION_COLUMNS, type SessionRow, toSession } from './rows.js';
+import { SESSION_COLUMNS, type SessionRow, toSession, toUser, USER_COLUMNS, type UserRow } from './rows.js';
 import { affectedRows, checkBatchSize, selectRows } from './sql.js';
 
 /**
@@ -58,20 +65,23 @@ export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
       }
     },
 
-    async findByRefreshHash(tenantId: string, refreshHash: string): Promise<Session | null> {
+    async findByRefreshHash(tenantId: string, refreshHash: string): Promise<SessionWithUser | null> {
       if (!isUuid(tenantId)) return null;
       const scoped = em();
       try {
-        // The refresh hot path: one statement through the two hash indexes, no unit of work.
-        const rows = await selectRows<SessionRow>(
+        // The refresh hot path: one statement through the two hash indexes, the user by primary key in
+        // the same statement (as one JSON value, in the columns the user store reads), no unit of work.
+        const rows = await selectRows<SessionRow & { user: UserRow | null }>(
           scoped,
-          `select ${SESSION_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthSessionSchema)}
-  where tenant_id = ? and (refresh_hash = ? or previous_refresh_hash = ?) limit 2`,
+          `select s.*, (select row_to_json(u) from (select ${USER_COLUMNS}
+    from ${qualifiedTableName(scoped, tenantAuthUserSchema)} where id = s."userId" and tenant_id = s."tenantId") u) as "user"
+  from (select ${SESSION_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthSessionSchema)}
+    where tenant_id = ? and (refresh_hash = ? or previous_refresh_hash = ?) limit 2) s`,
           [tenantId, refreshHash, refreshHash],
         );
         // Hashes of random tokens do not collide; should they, the session whose current token it is wins.
         const row = rows.find((r) => r.refreshHash === refreshHash) ?? rows[0];
-        return row ? toSession(row) : null;
+        return row ? { session: toSession(row), user: row.user ? toUser(row.user) : null } : null;
       } catch (err) {
         throw toStoreError(err);
       }

@@ -25,7 +25,9 @@ export function memorySessionStore(run: Run): SessionStore {
         const session = id === undefined ? undefined : sessionOf(s, tenantId, id);
         const matches =
           session && (session.refreshHash === refreshHash || session.previousRefreshHash === refreshHash);
-        return matches ? copy(session) : null;
+        if (!matches) return null;
+        const user = s.users.get(session.userId);
+        return { session: copy(session), user: user?.tenantId === tenantId ? copy(user) : null };
       }),
     rotate: (tenantId, sessionId, expectedRefreshHash, next: SessionRotation, event) =>
       run((s) => {

@@ -1,0 +1,50 @@
+import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
+import { createTenantAuth } from 'tenant-auth-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
+import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
+import { tenantAuthEntities } from '../src/tenant-auth-entities.js';
+
+// Refresh is the busiest write of all (ARCHITECTURE.md, "Refresh rotation"): on the MikroORM stores it
+// is one read and one write, whatever else changes around it.
+describe('a refresh on the MikroORM stores (PGlite)', () => {
+  let orm: PgliteMikroORM;
+  let statements: string[] | null = null;
+
+  beforeAll(async () => {
+    orm = await PgliteMikroORM.init({
+      entities: [...tenantAuthEntities],
+      onQuery: (sql) => {
+        statements?.push(sql);
+        return sql;
+      },
+    });
+    await runTenantAuthMigrations(orm);
+  });
+
+  afterAll(async () => {
+    await orm?.close(true);
+  });
+
+  it('sends two statements: the session with its user, then the rotation with its audit record', async () => {
+    const auth = createTenantAuth({
+      stores: createMikroOrmStores(orm),
+      accessToken: { secret: 'refresh-statements-access-secret-0123456789' },
+      refreshSecret: 'refresh-statements-refresh-secret-0123456789',
+      passwordHashing: { cost: 4 },
+      rateLimit: false,
+      logger: { error() {}, warn() {}, info() {} },
+    });
+    const registered = await auth.register({ email: 'ada@example.com', password: 'Tr1cky-Harbour-Lantern' });
+    statements = [];
+    const refreshed = await auth.refresh(registered.refreshToken);
+    const sent = statements;
+    statements = null;
+    expect(refreshed.user).toEqual(registered.user);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/from "tenant_auth_session"/);
+    expect(sent[0]).toMatch(/from "tenant_auth_user"/);
+    expect(sent[1]).toMatch(/^with rotated as \(update "tenant_auth_session"/);
+    expect(sent[1]).toMatch(/insert into "tenant_auth_audit_event"/);
+  });
+});
