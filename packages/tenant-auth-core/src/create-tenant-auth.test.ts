@@ -362,6 +362,27 @@ describe('sessions', () => {
     expect(await code(auth.refresh(first.refreshToken))).toBe('invalid_token');
   });
 
+  it("refuse a refresh when the store reads a user other than the session's own with it", async () => {
+    const stores = createMemoryStores();
+    const { auth } = setup({ stores });
+    const ada = await auth.register({ email: 'ada@example.com', password: PASSWORD });
+    const eve = await auth.register({ email: 'eve@example.com', password: PASSWORD });
+    const eveUser = await stores.users.findById(eve.user.tenantId, eve.user.id);
+    // A store that joins on the user id alone and returns a user of another tenant, or another user.
+    const wrongUsers = [eveUser, { ...eveUser!, tenantId: ada.user.tenantId }];
+    for (const wrong of wrongUsers) {
+      const findByRefreshHash = stores.sessions.findByRefreshHash;
+      stores.sessions.findByRefreshHash = async (tenantId, hash) => {
+        const found = await findByRefreshHash(tenantId, hash);
+        return found && { ...found, user: wrong };
+      };
+      expect(await code(auth.refresh(ada.refreshToken))).toBe('invalid_token');
+      stores.sessions.findByRefreshHash = findByRefreshHash;
+    }
+    // With the store's own answer the same token still refreshes: nothing was rotated or revoked.
+    expect((await auth.refresh(ada.refreshToken)).user).toEqual(ada.user);
+  });
+
   it('refuse an access token as a refresh token and garbage', async () => {
     const { auth, first } = await registered();
     expect(await code(auth.refresh(first.accessToken))).toBe('invalid_token');

@@ -429,6 +429,29 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
         },
       });
       expect((await stores.users.findByEmail('ada@example.com'))?.tenantId).toBe(tenantId);
+      // The refresh lookup names two tables in one statement: both in the schema.
+      const userId = (await stores.users.findByEmail('ada@example.com'))?.id ?? '';
+      const session = {
+        id: randomUUID(),
+        tenantId,
+        userId,
+        deviceInfo: 'device',
+        ipAddress: null,
+        userAgent: null,
+        createdAt: new Date(),
+        lastUsedAt: new Date(),
+        expiresAt: new Date(Date.now() + 60_000),
+        absoluteExpiresAt: new Date(Date.now() + 60_000),
+        revokedAt: null,
+        refreshHash: 'b'.repeat(64),
+        refreshJti: 'jti',
+        refreshIssuedAt: new Date(),
+        refreshExpiresAt: new Date(Date.now() + 60_000),
+        previousRefreshHash: null,
+        rotatedAt: null,
+      };
+      await stores.sessions.create(session);
+      expect((await stores.sessions.findByRefreshHash(tenantId, 'b'.repeat(64)))?.user?.id).toBe(userId);
       expect(
         await stores.sessions.deleteExpired({
           expiredBefore: new Date(),

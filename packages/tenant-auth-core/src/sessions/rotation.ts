@@ -80,7 +80,9 @@ export function createRotation(deps: {
     const { user } = found;
     if (session.id !== claims.sessionId || session.userId !== claims.userId) invalid(context);
     if (session.revokedAt !== null || session.expiresAt <= now) invalid(context);
-    if (!user) invalid(context);
+    // The user goes into the new access token: it must be the session's own, in the session's tenant,
+    // whatever the store returned.
+    if (!user || user.id !== session.userId || user.tenantId !== session.tenantId) invalid(context);
 
     if (session.refreshHash === hash) {
       const expiresAt = sessionTokens.nextExpiry(now, session.absoluteExpiresAt);

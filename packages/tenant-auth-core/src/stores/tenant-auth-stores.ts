@@ -94,8 +94,9 @@ export interface SessionRotation {
 }
 
 /**
- * A session with the user it belongs to, read together: what a refresh needs, in one round trip.
- * `user` is `null` only when the user is gone (deleted while the session was read).
+ * A session with the user it belongs to, read together: what a refresh needs, ideally in one round trip.
+ * `user` is what `users.findById(session.tenantId, session.userId)` returns at that moment: `null` when no
+ * user of the session's tenant has that id.
  *
  * @example
  * const found: SessionWithUser | null = await stores.sessions.findByRefreshHash(tenantId, hash);
@@ -117,9 +118,10 @@ export interface SessionStore {
   create(session: Session): Promise<void>;
   findById(tenantId: string, sessionId: string): Promise<Session | null>;
   /**
-   * Finds the session whose current **or previous** refresh hash equals `refreshHash`, with its user,
-   * in one read (a refresh's first round trip: PostgreSQL, one statement). Revoked and expired sessions
-   * are returned too; the caller decides.
+   * Finds the session whose current **or previous** refresh hash equals `refreshHash`, with its user as
+   * `users.findById(tenantId, session.userId)` would return it now (a user of another tenant is `null`),
+   * in one read where the storage allows it (PostgreSQL: one statement). Revoked and expired sessions are
+   * returned too; the caller decides.
    */
   findByRefreshHash(tenantId: string, refreshHash: string): Promise<SessionWithUser | null>;
   /**

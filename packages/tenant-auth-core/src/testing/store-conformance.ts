@@ -244,6 +244,28 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         expect(await sessions.findByRefreshHash(other.tenantId, s.refreshHash)).toBeNull();
       });
 
+      it('never reads a user of another tenant with a session, even one whose user id points there', async () => {
+        const user = await seedUser();
+        const other = await seedUser();
+        // A session of this tenant naming the other tenant's user: no store should ever write one, but the
+        // user it reads with it must still be one of the session's tenant.
+        const s = { ...sessionFor(user), userId: other.id };
+        const created = await sessions.create(s).then(
+          () => true,
+          () => false,
+        );
+        if (!created) {
+          // A store may refuse such a session; then it has none to read back.
+          expect(await sessions.findByRefreshHash(user.tenantId, s.refreshHash)).toBeNull();
+          return;
+        }
+        expect(await sessions.findByRefreshHash(user.tenantId, s.refreshHash)).toEqual({
+          session: s,
+          user: null,
+        });
+        expect(await sessions.findByRefreshHash(other.tenantId, s.refreshHash)).toBeNull();
+      });
+
       it('keeps null device fields as null', async () => {
         const user = await seedUser();
         const other = await seedUser();

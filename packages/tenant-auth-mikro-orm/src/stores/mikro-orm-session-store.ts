@@ -71,7 +71,7 @@ export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
       try {
         // The refresh hot path: one statement through the two hash indexes, the user by primary key in
         // the same statement (as one JSON value, in the columns the user store reads), no unit of work.
-        const rows = await selectRows<SessionRow & { user: UserRow | null }>(
+        const rows = await selectRows<SessionRow & { user: UserRow | string | null }>(
           scoped,
           `select s.*, (select row_to_json(u) from (select ${USER_COLUMNS}
     from ${qualifiedTableName(scoped, tenantAuthUserSchema)} where id = s."userId" and tenant_id = s."tenantId") u) as "user"
@@ -81,7 +81,10 @@ export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
         );
         // Hashes of random tokens do not collide; should they, the session whose current token it is wins.
         const row = rows.find((r) => r.refreshHash === refreshHash) ?? rows[0];
-        return row ? { session: toSession(row), user: row.user ? toUser(row.user) : null } : null;
+        if (!row) return null;
+        // pg and PGlite parse `json` into an object; an application may have replaced that parser.
+        const user = typeof row.user === 'string' ? (JSON.parse(row.user) as UserRow | null) : row.user;
+        return { session: toSession(row), user: user ? toUser(user) : null };
       } catch (err) {
         throw toStoreError(err);
       }

@@ -60,7 +60,7 @@ export function mikroOrmUserStore(em: () => EntityManager): UserStore {
       if (!isUuid(tenantId) || !isUuid(userId)) return null;
       const scoped = em();
       try {
-        // On every refresh and role check: one statement, no unit of work.
+        // On every role check: one statement, no unit of work.
         const [row] = await selectRows<UserRow>(
           scoped,
           `select ${USER_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthUserSchema)} where id = ? and tenant_id = ?`,
