@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
 import { tenantAuthEntities } from '../src/tenant-auth-entities.js';
+import { createTestPostgres, TEST_DATABASE_URL } from './support/databases.js';
 
 // Refresh is the busiest write of all (ARCHITECTURE.md, "Refresh rotation"): on the MikroORM stores it
 // is one read and one write, whatever else changes around it.
@@ -46,5 +47,41 @@ describe('a refresh on the MikroORM stores (PGlite)', () => {
     expect(sent[0]).toMatch(/from "tenant_auth_user"/);
     expect(sent[1]).toMatch(/^with rotated as \(update "tenant_auth_session"/);
     expect(sent[1]).toMatch(/insert into "tenant_auth_audit_event"/);
+  });
+});
+
+describe.skipIf(!TEST_DATABASE_URL)('the refresh read on PostgreSQL', () => {
+  it('reads the user with the session when the application has pg hand json over as text', async () => {
+    const db = await createTestPostgres();
+    try {
+      await runTenantAuthMigrations(db.orm);
+      // An application may replace pg's parsers; the user then arrives as the JSON text itself.
+      const pool = await db.orm.em.getConnection().getNativeClient();
+      const types = (
+        pool as unknown as {
+          options: { types: { setTypeParser(oid: number, parse: (v: string) => unknown): void } };
+        }
+      ).options.types;
+      types.setTypeParser(114, (text) => text);
+      const auth = createTenantAuth({
+        stores: createMikroOrmStores(db.orm),
+        accessToken: { secret: 'refresh-statements-access-secret-0123456789' },
+        refreshSecret: 'refresh-statements-refresh-secret-0123456789',
+        passwordHashing: { cost: 4 },
+        rateLimit: false,
+        logger: { error() {}, warn() {}, info() {} },
+      });
+      const registered = await auth.register({
+        email: 'ada@example.com',
+        password: 'Tr1cky-Harbour-Lantern',
+      });
+      expect((await db.orm.em.getConnection().execute(`select '{"a":1}'::json as j`))[0]).toEqual({
+        j: '{"a":1}',
+      });
+      const refreshed = await auth.refresh(registered.refreshToken);
+      expect(refreshed.user).toEqual(registered.user);
+    } finally {
+      await db.drop();
+    }
   });
 });
