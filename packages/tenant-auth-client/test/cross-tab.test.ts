@@ -119,10 +119,7 @@ describe('tabs sharing a session (bearer mode, one storage)', () => {
     await b.client.restore();
     await settle();
     api.expireAccessTokens();
-    let release!: () => void;
-    api.refreshGate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const release = api.holdNextRefresh();
     const refreshing = a.client.refresh();
     await settle();
     expect(hub.posted.some((m) => (m as { type: string }).type === 'refreshing')).toBe(true);
@@ -197,10 +194,7 @@ describe('tabs sharing the cookies (cookie mode)', () => {
     await a.client.login(CREDENTIALS);
     await settle();
     api.expireAccessTokens();
-    let release!: () => void;
-    api.refreshGate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const release = api.holdNextRefresh();
     // A meets a 401 and refreshes under the lock; B meets one too and waits for the lock.
     const first = a.client.listSessions();
     await settle();

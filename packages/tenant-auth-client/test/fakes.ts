@@ -115,6 +115,15 @@ export class FakeApi {
   /** When set, the next refresh waits for it (and clears it). */
   refreshGate: Promise<void> | undefined;
 
+  /** Holds the next refresh until the returned function is called. */
+  holdNextRefresh(): () => void {
+    let release!: () => void;
+    this.refreshGate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    return release;
+  }
+
   constructor(private readonly time: { now(): number }) {}
 
   access(n = this.generation) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { isTenantAuthError } from 'tenant-auth-core';
-import type { Session, Tenant, TenantAuthStores, TransactionStores, User } from 'tenant-auth-core/store-kit';
+import type { Tenant, TenantAuthStores, TransactionStores, User } from 'tenant-auth-core/store-kit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
@@ -10,6 +10,7 @@ import {
   createTenantWithOwner,
   createTestPostgres,
   openPostgres,
+  sessionOf,
   TEST_DATABASE_URL,
   type TestPostgres,
   truncateTenantAuth,
@@ -31,28 +32,6 @@ function registration(email: string, slug: string): { tenant: Tenant; user: User
       emailVerified: false,
       createdAt: T0,
     },
-  };
-}
-
-function sessionOf(user: User): Session {
-  return {
-    id: randomUUID(),
-    tenantId: user.tenantId,
-    userId: user.id,
-    deviceInfo: 'Firefox on Linux',
-    ipAddress: null,
-    userAgent: null,
-    createdAt: T0,
-    lastUsedAt: T0,
-    expiresAt: new Date(T0.getTime() + 86_400_000),
-    absoluteExpiresAt: new Date(T0.getTime() + 30 * 86_400_000),
-    revokedAt: null,
-    refreshHash: hex64('a'),
-    refreshJti: 'jti-0',
-    refreshIssuedAt: T0,
-    refreshExpiresAt: new Date(T0.getTime() + 86_400_000),
-    previousRefreshHash: null,
-    rotatedAt: null,
   };
 }
 

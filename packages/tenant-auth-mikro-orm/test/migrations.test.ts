@@ -3,18 +3,20 @@ import type { MikroORM as CoreMikroORM } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
 import { MikroORM as PostgresMikroORM } from '@mikro-orm/postgresql';
-import { createMemoryStores, createTenantAuth } from 'tenant-auth-core';
+import { createMemoryStores } from 'tenant-auth-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
 import { tenantAuthEntities } from '../src/tenant-auth-entities.js';
 import { tenantAuthMigrations } from '../src/tenant-auth-migrations.js';
 import {
+  authOn,
   countRows,
   createTenantWithOwner,
   createTestPostgres,
   openPglite,
   openPostgres,
+  sessionOf,
   TEST_DATABASE_URL,
   type TestPostgres,
 } from './support/databases.js';
@@ -110,18 +112,6 @@ function migrationContract(open: () => Promise<{ orm: CoreMikroORM; close: () =>
     expect(ids.length).toBe(18);
     for (const c of ids) expect(c.data_type).toBe('uuid');
     expect(await foreignKeys(orm)).toEqual(FOREIGN_KEYS);
-  });
-}
-
-/** What tenant-auth 1.1 is configured with in these tests: no rate limits, cheap hashing, silent. */
-function authOn(stores: ReturnType<typeof createMikroOrmStores> | ReturnType<typeof createMemoryStores>) {
-  return createTenantAuth({
-    stores,
-    accessToken: { secret: 'migration-test-access-secret-0123456789' },
-    refreshSecret: 'migration-test-refresh-secret-0123456789',
-    passwordHashing: { cost: 4 },
-    rateLimit: false,
-    logger: { error() {}, warn() {}, info() {} },
   });
 }
 
@@ -429,29 +419,6 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
         },
       });
       expect((await stores.users.findByEmail('ada@example.com'))?.tenantId).toBe(tenantId);
-      // The refresh lookup names two tables in one statement: both in the schema.
-      const userId = (await stores.users.findByEmail('ada@example.com'))?.id ?? '';
-      const session = {
-        id: randomUUID(),
-        tenantId,
-        userId,
-        deviceInfo: 'device',
-        ipAddress: null,
-        userAgent: null,
-        createdAt: new Date(),
-        lastUsedAt: new Date(),
-        expiresAt: new Date(Date.now() + 60_000),
-        absoluteExpiresAt: new Date(Date.now() + 60_000),
-        revokedAt: null,
-        refreshHash: 'b'.repeat(64),
-        refreshJti: 'jti',
-        refreshIssuedAt: new Date(),
-        refreshExpiresAt: new Date(Date.now() + 60_000),
-        previousRefreshHash: null,
-        rotatedAt: null,
-      };
-      await stores.sessions.create(session);
-      expect((await stores.sessions.findByRefreshHash(tenantId, 'b'.repeat(64)))?.user?.id).toBe(userId);
       expect(
         await stores.sessions.deleteExpired({
           expiredBefore: new Date(),
@@ -459,6 +426,13 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
           batchSize: 10,
         }),
       ).toBe(0);
+      // The refresh lookup names two tables in one statement: both in the schema.
+      const owner = await stores.users.findByEmail('ada@example.com');
+      const session = sessionOf(owner!);
+      await stores.sessions.create(session);
+      expect((await stores.sessions.findByRefreshHash(tenantId, session.refreshHash))?.user?.id).toBe(
+        owner?.id,
+      );
     } finally {
       await orm.close(true);
       await fresh.drop();

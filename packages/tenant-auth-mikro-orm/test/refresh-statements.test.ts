@@ -1,10 +1,9 @@
 import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
-import { createTenantAuth } from 'tenant-auth-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
 import { tenantAuthEntities } from '../src/tenant-auth-entities.js';
-import { createTestPostgres, TEST_DATABASE_URL } from './support/databases.js';
+import { authOn, createTestPostgres, TEST_DATABASE_URL } from './support/databases.js';
 
 // Refresh is the busiest write of all (ARCHITECTURE.md, "Refresh rotation"): on the MikroORM stores it
 // is one read and one write, whatever else changes around it.
@@ -28,14 +27,7 @@ describe('a refresh on the MikroORM stores (PGlite)', () => {
   });
 
   it('sends two statements: the session with its user, then the rotation with its audit record', async () => {
-    const auth = createTenantAuth({
-      stores: createMikroOrmStores(orm),
-      accessToken: { secret: 'refresh-statements-access-secret-0123456789' },
-      refreshSecret: 'refresh-statements-refresh-secret-0123456789',
-      passwordHashing: { cost: 4 },
-      rateLimit: false,
-      logger: { error() {}, warn() {}, info() {} },
-    });
+    const auth = authOn(createMikroOrmStores(orm));
     const registered = await auth.register({ email: 'ada@example.com', password: 'Tr1cky-Harbour-Lantern' });
     statements = [];
     const refreshed = await auth.refresh(registered.refreshToken);
@@ -63,14 +55,7 @@ describe.skipIf(!TEST_DATABASE_URL)('the refresh read on PostgreSQL', () => {
         }
       ).options.types;
       types.setTypeParser(114, (text) => text);
-      const auth = createTenantAuth({
-        stores: createMikroOrmStores(db.orm),
-        accessToken: { secret: 'refresh-statements-access-secret-0123456789' },
-        refreshSecret: 'refresh-statements-refresh-secret-0123456789',
-        passwordHashing: { cost: 4 },
-        rateLimit: false,
-        logger: { error() {}, warn() {}, info() {} },
-      });
+      const auth = authOn(createMikroOrmStores(db.orm));
       const registered = await auth.register({
         email: 'ada@example.com',
         password: 'Tr1cky-Harbour-Lantern',

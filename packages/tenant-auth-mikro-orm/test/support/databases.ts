@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { MikroORM as CoreMikroORM } from '@mikro-orm/core';
 import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
 import { MikroORM as PostgresMikroORM } from '@mikro-orm/postgresql';
-import type { Tenant, TenantAuthStores, User } from 'tenant-auth-core/store-kit';
+import { createTenantAuth } from 'tenant-auth-core';
+import type { Session, Tenant, TenantAuthStores, User } from 'tenant-auth-core/store-kit';
 import { tenantAuthEntities } from '../../src/tenant-auth-entities.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -94,4 +95,41 @@ export async function createTenantWithOwner(
     await tx.users.create(input.user);
   });
   return input;
+}
+
+/** What tenant-auth 1.1 is configured with in these tests: no rate limits, cheap hashing, silent. */
+export function authOn(stores: TenantAuthStores) {
+  return createTenantAuth({
+    stores,
+    accessToken: { secret: 'mikro-orm-test-access-secret-0123456789' },
+    refreshSecret: 'mikro-orm-test-refresh-secret-0123456789',
+    passwordHashing: { cost: 4 },
+    rateLimit: false,
+    logger: { error() {}, warn() {}, info() {} },
+  });
+}
+
+const T0 = new Date('2026-01-01T00:00:00.000Z');
+
+/** An active session of `user` as core writes one (from 2026-01-01, a day long; refresh hash `a` x 64). */
+export function sessionOf(user: User): Session {
+  return {
+    id: randomUUID(),
+    tenantId: user.tenantId,
+    userId: user.id,
+    deviceInfo: 'Firefox on Linux',
+    ipAddress: null,
+    userAgent: null,
+    createdAt: T0,
+    lastUsedAt: T0,
+    expiresAt: new Date(T0.getTime() + 86_400_000),
+    absoluteExpiresAt: new Date(T0.getTime() + 30 * 86_400_000),
+    revokedAt: null,
+    refreshHash: 'a'.repeat(64),
+    refreshJti: 'jti-0',
+    refreshIssuedAt: T0,
+    refreshExpiresAt: new Date(T0.getTime() + 86_400_000),
+    previousRefreshHash: null,
+    rotatedAt: null,
+  };
 }
