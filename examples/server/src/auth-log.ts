@@ -1,5 +1,5 @@
 import type { AuthEvent } from 'tenant-auth-core';
-import type { Logger } from './logger.js';
+import { type Logger, withoutRedaction } from './logger.js';
 import { currentRequest } from './request-log.js';
 
 /**
@@ -10,6 +10,8 @@ import { currentRequest } from './request-log.js';
  * @example createTenantAuth({ ..., onEvent: authEventLogger(logger) });
  */
 export function authEventLogger(logger: Logger): (event: AuthEvent) => void {
+  // Only the fields below, all ids, reasons and counts: the line needs no redaction.
+  const out = withoutRedaction(logger);
   return (event) => {
     const request = currentRequest.getStore();
     const line = {
@@ -28,8 +30,8 @@ export function authEventLogger(logger: Logger): (event: AuthEvent) => void {
         ? { role: event.role }
         : {}),
     };
-    if (event.type === 'replay_detected') logger.warn(line, 'refresh token replay detected; session revoked');
-    else if (event.type === 'login_failed') logger.info(line, 'login failed');
-    else logger.info(line, `auth ${event.type}`);
+    if (event.type === 'replay_detected') out.warn(line, 'refresh token replay detected; session revoked');
+    else if (event.type === 'login_failed') out.info(line, 'login failed');
+    else out.info(line, `auth ${event.type}`);
   };
 }

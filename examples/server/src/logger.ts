@@ -84,3 +84,15 @@ export function createLogger(options: { level: string; destination?: pino.Destin
     destination,
   );
 }
+
+/**
+ * A child of `logger` that skips its redaction: for lines built only from a fixed list of fields, none of
+ * which can hold a secret (request lines, authentication events). pino walks every other line through the
+ * wildcard paths of {@link REDACT_PATHS}, which cost a tenth of a request on the read path; those lines
+ * keep it.
+ *
+ * @example app.use(requestLog(withoutRedaction(logger)));
+ */
+export function withoutRedaction(logger: Logger): Logger {
+  return logger.child({}, { redact: { paths: [] } });
+}
