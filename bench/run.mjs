@@ -21,6 +21,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { postgresCpuSeconds, redisCpuSeconds } from './lib/harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -70,20 +71,9 @@ function childrenCpuSeconds() {
   return (Number(fields[13]) + Number(fields[14])) / 100;
 }
 
-function postgresCpuSeconds() {
-  let total = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (!readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(f[11]) + Number(f[12])) / 100;
-    } catch {
-      // gone
-    }
-  }
-  return total;
+/** CPU seconds of PostgreSQL and Redis, the services every benchmark may use, their exited children included. */
+function servicesCpuSeconds() {
+  return (postgresCpuSeconds() ?? 0) + (redisCpuSeconds() ?? 0);
 }
 
 function machine() {
@@ -115,7 +105,7 @@ for (const name of files) {
   rmSync(resultFile, { force: true });
   const busy0 = machineBusySeconds();
   const ours0 = childrenCpuSeconds();
-  const pg0 = postgresCpuSeconds();
+  const services0 = servicesCpuSeconds();
   const t0 = performance.now();
   const child = spawn(process.execPath, [join(here, `${name}.bench.mjs`)], {
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -123,8 +113,10 @@ for (const name of files) {
   });
   const [code] = await once(child, 'exit');
   const seconds = (performance.now() - t0) / 1000;
-  // What the machine was busy with besides this benchmark, its servers and PostgreSQL: another tenant.
-  const others = machineBusySeconds() - busy0 - (childrenCpuSeconds() - ours0) - (postgresCpuSeconds() - pg0);
+  // What the machine was busy with besides this benchmark, its servers, PostgreSQL and Redis: another
+  // tenant, and the kernel's own work (interrupts, the loopback network's soft interrupts).
+  const others =
+    machineBusySeconds() - busy0 - (childrenCpuSeconds() - ours0) - (servicesCpuSeconds() - services0);
   const otherCores = Math.max(0, others / seconds);
   let result = { rows: [] };
   if (existsSync(resultFile)) {

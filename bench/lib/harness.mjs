@@ -235,12 +235,16 @@ export async function freePort() {
 
 const CLK_TCK = 100;
 
-/** CPU seconds (user + system) a process has used so far; null when it is gone. */
-export function cpuSeconds(pid) {
+/**
+ * CPU seconds (user + system) a process has used so far; null when it is gone. With `reaped`, plus the CPU
+ * of its children that have exited and been waited for.
+ */
+export function cpuSeconds(pid, { reaped = false } = {}) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    const own = Number(fields[11]) + Number(fields[12]);
+    return (reaped ? own + Number(fields[13]) + Number(fields[14]) : own) / CLK_TCK;
   } catch {
     return null;
   }
@@ -257,16 +261,29 @@ export function rssBytes(pid) {
   }
 }
 
-/** CPU seconds of every PostgreSQL process on this machine (when it runs here): the database's share. */
+/**
+ * CPU seconds of every PostgreSQL process on this machine (when it runs here): the database's share. It
+ * counts the backends that have exited too (the postmaster's reaped children): a backend exits with its
+ * connection, so a pool closed between two readings would otherwise take its CPU out of the difference.
+ */
 export function postgresCpuSeconds() {
+  return cpuOfProcesses('postgres');
+}
+
+/** CPU seconds of the Redis server on this machine (when it runs here), its exited children included. */
+export function redisCpuSeconds() {
+  return cpuOfProcesses('redis-server');
+}
+
+/** CPU seconds of the processes whose name starts with `name`, their exited children included. */
+function cpuOfProcesses(name) {
   let total = 0;
   let found = false;
   for (const pid of readdirSafe('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-      if (comm !== 'postgres' && !comm.startsWith('postgres')) continue;
-      const s = cpuSeconds(pid);
+      if (!readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith(name)) continue;
+      const s = cpuSeconds(pid, { reaped: true });
       if (s !== null) {
         total += s;
         found = true;
