@@ -3,9 +3,9 @@
 // answered, against the same SQL sent with the `pg` driver directly at the same concurrency (16 chains,
 // a pool of 10 connections like the server's): the session by hash with its user, then the conditional
 // update that rotates and writes the refresh's audit record, on the same tables. Two interleaved rounds.
-// The HTTP side sends over one lean keep-alive connection per chain (harness `rawConnection`, about a
-// third of `node:http`'s client CPU a request): on two shared cores, the load generator's CPU is taken from
-// the server it measures, while the baseline's `pg` client is part of what the baseline does. Also
+// The HTTP side sends over one lean keep-alive connection per chain (harness `rawConnection`, about half
+// of `node:http`'s client CPU a request or less): on two shared cores, the load generator's CPU is taken
+// from the server it measures, while the baseline's `pg` client is part of what the baseline does. Also
 // reports refreshes per CPU-second of the server process (refreshes/s per core) and of PostgreSQL, for
 // sizing. The server runs at bcrypt cost 10 here (a refresh hashes no password; the cost only slows the
 // logins that set the sessions up).
