@@ -514,6 +514,16 @@ export function bcryptRate({ mode, cost = BCRYPT_COST, concurrency, seconds = DU
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
+/** An answer's body as the clients below return it: parsed JSON, the text when it is not JSON, or undefined. */
+function answerBody(text) {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** One HTTP request over a keep-alive agent: `{ status, body (parsed JSON or text), ms }`. */
 export function http(url, { method = 'GET', headers = {}, body } = {}) {
   return new Promise((resolvePromise, reject) => {
@@ -535,14 +545,8 @@ export function http(url, { method = 'GET', headers = {}, body } = {}) {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed = text;
-          try {
-            parsed = text === '' ? undefined : JSON.parse(text);
-          } catch {
-            // not JSON
-          }
-          resolvePromise({ status: res.statusCode, body: parsed, ms: performance.now() - started });
+          const body = answerBody(Buffer.concat(chunks).toString('utf8'));
+          resolvePromise({ status: res.statusCode, body, ms: performance.now() - started });
         });
         res.on('error', reject);
       },
@@ -617,13 +621,7 @@ export function rawConnection(origin) {
     }
     chunks = [];
     size = 0;
-    const text = data.toString('utf8', end + 4, bodyEnd);
-    let body = text;
-    try {
-      body = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      // not JSON
-    }
+    const body = answerBody(data.toString('utf8', end + 4, bodyEnd));
     // The server will close this one: the next request opens another.
     if (/\r\nconnection: *close/i.test(head)) drop(s, null);
     settle({ status: Number(head.slice(9, 12)), body });
