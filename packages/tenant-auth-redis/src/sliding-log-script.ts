@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
  * first, 16 bytes each (timestamp and count, two big-endian doubles), one per slot of `windowMs / 60`, at
  * most `ENTRY_CAP`. A hit is one `GET` and one `SET` (or `DEL`, or nothing): it unpacks the entries that
  * have just left the window (usually none) and the newest, never the rest, and keeps a running total
- * instead of summing. A hit whose slot is not newer than the newest entry's merges into it; the merged
+ * instead of summing. The entries that stay are copied once, into the value it writes: a new string
+ * costs Redis more than anything else in the script (a minute's window holds up to 1 KiB). A hit whose slot is not newer than the newest entry's merges into it; the merged
  * entry expires with its latest hit. A recording hit sets the TTL (`PX`) to when the newest entry leaves
  * the window, so Redis drops an idle key by itself; other writes keep it (`KEEPTTL`). With cost 0 the
  * script records nothing (it only forgets expired entries); a negative cost gives hits back, newest first;
@@ -28,59 +29,62 @@ local cap = tonumber(ARGV[5])
 local limit = tonumber(ARGV[6])
 local cutoff = now - window
 local ENTRY = 16
+local pack, unpack, sub, floor, min = struct.pack, struct.unpack, string.sub, math.floor, math.min
 
-local raw = redis.call('GET', key)
+local stored = redis.call('GET', key)
+local raw = stored or ''
 local n = 0
-local entries = ''
-if raw then
-  n = struct.unpack('>d', raw)
-  entries = string.sub(raw, 9)
+local size = 0
+if stored then
+  n = unpack('>d', raw)
+  size = (#raw - 8) / ENTRY
 end
-local size = #entries / ENTRY
+-- The live entries: the bytes first..last of raw, then tail (the newest entry when a hit rewrote or added
+-- it, else ''). Nothing is copied until the key is written, and then once.
+local first = 9
+local last = 8 + size * ENTRY
+local tail = ''
 
 -- Forget the entries that have left the window, oldest first.
-local gone = 0
-while gone < size do
-  local ts, count = struct.unpack('>dd', entries, gone * ENTRY + 1)
+while first < last do
+  local ts, count = unpack('>dd', raw, first)
   if ts > cutoff then break end
   n = n - count
-  gone = gone + 1
+  first = first + ENTRY
+  size = size - 1
 end
-local changed = gone > 0
-if changed then
-  entries = string.sub(entries, gone * ENTRY + 1)
-  size = size - gone
-end
+local changed = first > 9
 local before = n
 
 -- ttl: a new TTL in ms, or nil to keep the key's.
 local function save(ttl)
   if size == 0 then
-    if raw then redis.call('DEL', key) end
+    if stored then redis.call('DEL', key) end
   elseif ttl then
-    redis.call('SET', key, struct.pack('>d', n) .. entries, 'PX', ttl)
+    redis.call('SET', key, pack('>d', n) .. sub(raw, first, last) .. tail, 'PX', ttl)
   elseif changed then
-    redis.call('SET', key, struct.pack('>d', n) .. entries, 'KEEPTTL')
+    redis.call('SET', key, pack('>d', n) .. sub(raw, first, last) .. tail, 'KEEPTTL')
   end
 end
 local function reset()
   if n <= 0 or size == 0 then return 0 end
-  return struct.unpack('>d', entries) + window - now
+  if first < last then return unpack('>d', raw, first) + window - now end
+  return unpack('>d', tail) + window - now
 end
 
 if cost < 0 then
   local back = -cost
+  -- tail stays '' until the last step: the newest entry is always the last one of raw.
   while back > 0 and size > 0 do
-    local offset = (size - 1) * ENTRY
-    local ts, count = struct.unpack('>dd', entries, offset + 1)
-    local take = math.min(back, count)
+    local ts, count = unpack('>dd', raw, last - ENTRY + 1)
+    local take = min(back, count)
     back = back - take
     n = n - take
     changed = true
+    last = last - ENTRY
     if take < count then
-      entries = string.sub(entries, 1, offset) .. struct.pack('>dd', ts, count - take)
+      tail = pack('>dd', ts, count - take)
     else
-      entries = string.sub(entries, 1, offset)
       size = size - 1
     end
   end
@@ -90,28 +94,30 @@ elseif limit >= 0 and before + cost > limit then
   return { before + cost, reset() }
 elseif cost > 0 then
   local tailTs = now
-  local merged = false
   if size > 0 then
-    local offset = (size - 1) * ENTRY
-    local ts, count = struct.unpack('>dd', entries, offset + 1)
-    if math.floor(now / slot) <= math.floor(ts / slot) then
+    local ts, count = unpack('>dd', raw, last - ENTRY + 1)
+    if floor(now / slot) <= floor(ts / slot) then
       if now > ts then ts = now end
       tailTs = ts
-      entries = string.sub(entries, 1, offset) .. struct.pack('>dd', ts, count + cost)
-      merged = true
+      tail = pack('>dd', ts, count + cost)
+      last = last - ENTRY
     end
   end
-  if not merged then
-    entries = entries .. struct.pack('>dd', now, cost)
+  if tail == '' then
+    tail = pack('>dd', now, cost)
     size = size + 1
   end
   n = n + cost
-  -- Only when the window of a key grows: merge the oldest entry into the next.
-  while size > cap do
-    local _, oldest = struct.unpack('>dd', entries, 1)
-    local ts, count = struct.unpack('>dd', entries, ENTRY + 1)
-    entries = struct.pack('>dd', ts, count + oldest) .. string.sub(entries, 2 * ENTRY + 1)
-    size = size - 1
+  if size > cap then
+    -- Only when the window of a key grows: merge the oldest entry into the next.
+    local entries = sub(raw, first, last) .. tail
+    while size > cap do
+      local _, oldest = unpack('>dd', entries, 1)
+      local ts, count = unpack('>dd', entries, ENTRY + 1)
+      entries = pack('>dd', ts, count + oldest) .. sub(entries, 2 * ENTRY + 1)
+      size = size - 1
+    end
+    raw, first, last, tail = entries, 1, #entries, ''
   end
   save(tailTs + window - now)
 else
