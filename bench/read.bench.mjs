@@ -1,7 +1,7 @@
 // Authenticated read on the reference server (PostgreSQL): GET /api/v1/health and GET /api/v1/tenants/me
 // with a bearer token, 50 connections, against the ceiling measured in the same run: bare Koa (the
 // server's own Koa and Node) answering a constant JSON body on GET /. The phases are interleaved over two
-// rounds (ceiling, health, me, ceiling, health, me), so drift of the shared machine hits every side
+// rounds (ceiling, health, me, me, health, ceiling), so drift of the shared machine hits every side
 // alike. The load generator (autocannon) runs in this process, on the same cores, for every phase alike.
 import { fileURLToPath } from 'node:url';
 import {

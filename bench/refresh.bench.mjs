@@ -1,19 +1,20 @@
 // Refresh throughput: refresh-token rotations per second over HTTP (POST /api/v1/auth/refresh on the
 // reference server, PostgreSQL), each of 16 clients rotating its own session's token as fast as it is
-// answered, against the same SQL sent with the `pg` driver directly at the same concurrency (16 chains,
-// a pool of 10 connections like the server's): the session by hash with its user, then the conditional
-// update that rotates and writes the refresh's audit record, on the same tables. Two interleaved rounds.
-// The HTTP side sends over one lean keep-alive connection per chain (harness `rawConnection`, about half
-// of `node:http`'s client CPU a request or less): on two shared cores, the load generator's CPU is taken
-// from the server it measures, while the baseline's `pg` client is part of what the baseline does. Also
-// reports refreshes per CPU-second of the server process (refreshes/s per core) and of PostgreSQL, for
-// sizing. The server runs at bcrypt cost 10 here (a refresh hashes no password; the cost only slows the
-// logins that set the sessions up).
+// answered, against the same SQL sent with the `pg` driver directly at the same concurrency (16 chains, a
+// pool of 10 connections like the server's): the session by hash with its user, then the conditional update
+// that rotates and writes the refresh's audit record, on the same tables. Two interleaved rounds, the second
+// in reverse order. The HTTP side sends over one lean keep-alive connection per chain (harness
+// `rawConnection`, about half of `node:http`'s client CPU a request or less): on two shared cores, the load
+// generator's CPU is taken from the server it measures, while the baseline's `pg` client is part of what the
+// baseline does. Also reports refreshes per CPU-second of the server process (refreshes/s per core) and of
+// PostgreSQL, for sizing. The server runs at bcrypt cost 10 here (a refresh hashes no password; the cost only
+// slows the logins that set the sessions up).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   addRow,
   clientAddress,
   closedLoop,
+  counterbalanced,
   createThrowawayDatabase,
   DURATION,
   expectStatus,
@@ -144,24 +145,25 @@ await main(async () => {
   const measured = [];
   const baseline = [];
   const pgCpu = { http: 0, sql: 0 };
-  for (let round = 0; round < ROUNDS; round++) {
-    let pg0 = postgresCpuSeconds();
-    measured.push(
-      await closedLoop({
-        concurrency: CHAINS,
-        seconds: DURATION / ROUNDS,
-        request,
-        onAnswer,
-        pid: server.pid,
-        raw: true,
-      }),
-    );
-    let pg1 = postgresCpuSeconds();
-    if (pg0 !== null && pg1 !== null) pgCpu.http += pg1 - pg0;
-    pg0 = pg1;
-    baseline.push(await sqlRotations(pool, chains, DURATION / ROUNDS));
-    pg1 = postgresCpuSeconds();
-    if (pg0 !== null && pg1 !== null) pgCpu.sql += pg1 - pg0;
+  const phases = {
+    http: async () =>
+      measured.push(
+        await closedLoop({
+          concurrency: CHAINS,
+          seconds: DURATION / ROUNDS,
+          request,
+          onAnswer,
+          pid: server.pid,
+          raw: true,
+        }),
+      ),
+    sql: async () => baseline.push(await sqlRotations(pool, chains, DURATION / ROUNDS)),
+  };
+  for (const name of counterbalanced(['http', 'sql'], ROUNDS)) {
+    const pg0 = postgresCpuSeconds();
+    await phases[name]();
+    const pg1 = postgresCpuSeconds();
+    if (pg0 !== null && pg1 !== null) pgCpu[name] += pg1 - pg0;
   }
   await pool.end();
   await server.stop();

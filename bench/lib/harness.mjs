@@ -734,11 +734,21 @@ export async function cannon(options) {
 }
 
 /**
- * Closed-loop phases interleaved over `rounds` (A B C A B C …), so a burst of noise from the shared machine
- * hits every phase alike. Each phase is `{ options, pid? }`: autocannon options, and the process whose CPU
- * to count. Each phase runs `duration / rounds` seconds per round (warm-up only before its first round).
- * Returns per phase: rps over all its rounds (2xx only), the rounds' rps, mean p50/p99, errors, and the
- * CPU seconds of `pid` spent in its rounds.
+ * The order of the phases over `rounds` rounds, every other round reversed (A B, B A, A B, ...): a drift
+ * of the shared machine during the run (a core warming up, another tenant's load fading) then falls on
+ * every phase alike instead of always on the one that runs first.
+ */
+export function counterbalanced(names, rounds) {
+  const reversed = [...names].reverse();
+  return Array.from({ length: rounds }, (_, round) => (round % 2 === 0 ? names : reversed)).flat();
+}
+
+/**
+ * Closed-loop phases interleaved over `rounds`, in counterbalanced order (A B C, C B A, …), so a burst of
+ * noise or a drift of the shared machine hits every phase alike. Each phase is `{ options, pid? }`:
+ * autocannon options, and the process whose CPU to count. Each phase runs `duration / rounds` seconds per
+ * round (warm-up only before its first round). Returns per phase: rps over all its rounds (2xx only), the
+ * rounds' rps, mean p50/p99, errors, and the CPU seconds of `pid` spent in its rounds.
  */
 export async function interleaved(phases, { rounds = 2, duration = DURATION } = {}) {
   const out = {};
@@ -755,27 +765,28 @@ export async function interleaved(phases, { rounds = 2, duration = DURATION } = 
       statusCodes: {},
     };
   }
-  for (let round = 0; round < rounds; round++) {
-    for (const [name, phase] of Object.entries(phases)) {
-      const cpu0 = phase.pid ? cpuSeconds(phase.pid) : null;
-      const r = await cannon({
-        ...phase.options,
-        duration: duration / rounds,
-        warmupSeconds: round === 0 ? 1 : 0,
-      });
-      const cpu1 = phase.pid ? cpuSeconds(phase.pid) : null;
-      const o = out[name];
-      o.ok += r.ok;
-      o.seconds += r.seconds;
-      o.non2xx += r.non2xx;
-      o.errors += r.errors;
-      o.rounds.push(Math.round(r.rps));
-      o.p50.push(r.latency.p50);
-      o.p99.push(r.latency.p99);
-      if (cpu0 !== null && cpu1 !== null) o.cpu += cpu1 - cpu0;
-      for (const [code, { count }] of Object.entries(r.statusCodes ?? {}))
-        o.statusCodes[code] = (o.statusCodes[code] ?? 0) + count;
-    }
+  const names = Object.keys(phases);
+  for (const [i, name] of counterbalanced(names, rounds).entries()) {
+    const round = Math.floor(i / names.length);
+    const phase = phases[name];
+    const cpu0 = phase.pid ? cpuSeconds(phase.pid) : null;
+    const r = await cannon({
+      ...phase.options,
+      duration: duration / rounds,
+      warmupSeconds: round === 0 ? 1 : 0,
+    });
+    const cpu1 = phase.pid ? cpuSeconds(phase.pid) : null;
+    const o = out[name];
+    o.ok += r.ok;
+    o.seconds += r.seconds;
+    o.non2xx += r.non2xx;
+    o.errors += r.errors;
+    o.rounds.push(Math.round(r.rps));
+    o.p50.push(r.latency.p50);
+    o.p99.push(r.latency.p99);
+    if (cpu0 !== null && cpu1 !== null) o.cpu += cpu1 - cpu0;
+    for (const [code, { count }] of Object.entries(r.statusCodes ?? {}))
+      o.statusCodes[code] = (o.statusCodes[code] ?? 0) + count;
   }
   for (const o of Object.values(out)) {
     o.rps = o.ok / o.seconds;
