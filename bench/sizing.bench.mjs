@@ -235,8 +235,8 @@ async function countRedis() {
       commands++;
       return redis.evalsha(...args);
     },
-    // Only after an EVALSHA answered NOSCRIPT (the script's first use on this Redis): the same hit, once
-    // per Redis restart, not a command per operation.
+    // Only after an EVALSHA answered NOSCRIPT (a Redis that has not run this script since it started, a
+    // failover or a SCRIPT FLUSH): the same hit again, not a command of the operation.
     eval: (...args) => redis.eval(...args),
   };
   const silent = { error() {}, warn() {}, info() {} };

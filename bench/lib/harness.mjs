@@ -735,8 +735,9 @@ export async function cannon(options) {
 
 /**
  * The order of the phases over `rounds` rounds, every other round reversed (A B, B A, A B, ...): a drift
- * of the shared machine during the run (a core warming up, another tenant's load fading) then falls on
- * every phase alike instead of always on the one that runs first.
+ * of the shared machine that is steady over the run (another tenant's load fading, caches warming) then
+ * falls on every phase alike instead of favouring the one that runs last. A warm-up confined to the first
+ * seconds is not cancelled: that is what an unmeasured warm-up is for.
  */
 export function counterbalanced(names, rounds) {
   const reversed = [...names].reverse();

@@ -4,16 +4,17 @@ import { createHash } from 'node:crypto';
  * The sliding log of tenant-auth-core (`slidingLogHit`, see its comment for why a coalesced log) in Lua, so
  * one `EVALSHA` reads, trims, records and sets the TTL atomically, with two commands whatever the log holds.
  *
- * The key is a string: the total count of its entries (a big-endian double), then the entries, oldest
- * first, 16 bytes each (timestamp and count, two big-endian doubles), one per slot of `windowMs / 60`, at
- * most `ENTRY_CAP`. A hit is one `GET` and one `SET` (or `DEL`, or nothing): it unpacks the entries that
- * have just left the window (usually none) and the newest, never the rest, and keeps a running total
- * instead of summing. The entries that stay are copied once, into the value it writes: a new string
- * costs Redis more than anything else in the script (a minute's window holds up to 1 KiB). A hit whose slot is not newer than the newest entry's merges into it; the merged
- * entry expires with its latest hit. A recording hit sets the TTL (`PX`) to when the newest entry leaves
- * the window, so Redis drops an idle key by itself; other writes keep it (`KEEPTTL`). With cost 0 the
- * script records nothing (it only forgets expired entries); a negative cost gives hits back, newest first;
- * with a limit (>= 0) nothing is recorded when the count would exceed it.
+ * The key is a string: the total count of its entries (a big-endian double), then the entries, oldest first,
+ * 16 bytes each (timestamp and count, two big-endian doubles), one per slot of `windowMs / 60`, at most
+ * `ENTRY_CAP`. A hit is one `GET` and one `SET` (or `DEL`, or nothing): it unpacks the entries that have
+ * just left the window (usually none) and the newest, never the rest, and keeps a running total instead of
+ * summing. It reads the entries where the `GET` left them and makes two new strings of them only when it
+ * writes (one `string.sub`, one concatenation): a new string of up to 1 KiB (a minute's window) costs Redis
+ * more than anything else the script does. A hit whose slot is not newer than the newest entry's merges into
+ * it; the merged entry expires with its latest hit. A recording hit sets the TTL (`PX`) to when the newest
+ * entry leaves the window, so Redis drops an idle key by itself; other writes keep it (`KEEPTTL`). With cost
+ * 0 the script records nothing (it only forgets expired entries); a negative cost gives hits back, newest
+ * first; with a limit (>= 0) nothing is recorded when the count would exceed it.
  * This layout lives under its own keys, apart from 1.0's lists (`LAYOUT` in redis-rate-limit-store.ts).
  *
  * KEYS[1] the key; ARGV: now (ms), windowMs, cost, slotMs, entryCap, limit (-1: none).
@@ -40,7 +41,7 @@ if stored then
   size = (#raw - 8) / ENTRY
 end
 -- The live entries: the bytes first..last of raw, then tail (the newest entry when a hit rewrote or added
--- it, else ''). Nothing is copied until the key is written, and then once.
+-- it, else ''). Nothing is copied until the key is written.
 local first = 9
 local last = 8 + size * ENTRY
 local tail = ''
