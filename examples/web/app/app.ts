@@ -9,8 +9,11 @@ import {
 import { h } from './dom.js';
 import { problemMessage } from './messages.js';
 
-/** The reference server's API (`VITE_API_URL`); `pnpm start` serves it on port 4000. */
-export const API_URL: string = import.meta.env.VITE_API_URL ?? 'http://localhost:4000/api/v1';
+/**
+ * The reference server's API: `VITE_API_URL`, or `http://localhost:4000/api/v1` (`pnpm start`), as
+ * vite.config.ts sets it; the build's Content-Security-Policy lets the page talk to this origin only.
+ */
+export const API_URL: string = import.meta.env.VITE_API_URL;
 
 /**
  * Cookie mode: the server's HttpOnly cookies carry the tokens, this page never sees one. The client

@@ -24,6 +24,20 @@ interface Globals {
   location: { origin: string };
 }
 
+/** What the CSP test uses of the page's globals (this file is type-checked without the DOM library). */
+interface Violations {
+  violations: string[];
+  injected?: boolean;
+  document: {
+    addEventListener(
+      type: 'securitypolicyviolation',
+      listener: (e: { effectiveDirective: string }) => void,
+    ): void;
+    createElement(tag: 'script'): { textContent: string };
+    head: { append(node: unknown): void };
+  };
+}
+
 /** `fetch(url, init)` inside the page: what the page could read, or the error it got. */
 function pageFetch(page: Page, url: string, init: Record<string, unknown>) {
   return page.evaluate(
@@ -70,6 +84,46 @@ describe('the example web app in Chromium: what only a browser shows', () => {
     expect((await context.cookies(`${env.api.origin}/api/v1/sessions`)).map((c) => c.name)).toEqual([
       'access_token',
     ]);
+    await context.close();
+  });
+
+  it('runs under a Content-Security-Policy: its flows break no rule, an injected script does not run, no request leaves for another origin', async () => {
+    const context = await env.browser.newContext();
+    // Every violation the page reports, collected from before its first script.
+    await context.addInitScript(() => {
+      const g = globalThis as unknown as Violations;
+      g.violations = [];
+      g.document.addEventListener('securitypolicyviolation', (e) => g.violations.push(e.effectiveDirective));
+    });
+    const violations = (page: Page) => page.evaluate(() => (globalThis as unknown as Violations).violations);
+    const page = await open(context, env.appOrigin, '/sign-up');
+    await signUp(page, freshEmail('csp'));
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor();
+    expect(await violations(page)).toEqual([]);
+
+    // A script that gets into the page (say, through an HTML injection) does not run.
+    const ran = await page.evaluate(() => {
+      const g = globalThis as unknown as Violations;
+      const script = g.document.createElement('script');
+      script.textContent = 'globalThis.injected = true';
+      g.document.head.append(script);
+      return g.injected === true;
+    });
+    expect(ran).toBe(false);
+    // Nor could one that did send what it reads anywhere but the API: even a no-cors request, which would
+    // otherwise go out and resolve with an opaque answer, is stopped before it leaves.
+    expect(await pageFetch(page, `${env.refusedOrigin}/`, { mode: 'no-cors' })).toEqual({
+      ok: false,
+      error: 'TypeError',
+    });
+    expect(
+      await pageFetch(page, `${env.api.origin}/api/v1/sessions`, { credentials: 'include' }),
+    ).toMatchObject({
+      ok: true,
+      status: 200,
+    });
+    expect(await violations(page)).toEqual(['script-src-elem', 'connect-src']);
     await context.close();
   });
 
