@@ -36,15 +36,20 @@ export class FakeTime implements ClientClock, ClientTimers {
     return this.timers.length;
   }
 
-  /** Moves the clock by `ms`, firing every timer that falls due on the way, in order, and lets them run. */
+  /**
+   * Moves the clock by `ms`, firing every timer that falls due on the way, in order, and lets them run.
+   * Timers due at the same instant fire together before any of them runs on: as two tabs' timers do, each
+   * on its own event loop.
+   */
   async advance(ms: number): Promise<void> {
     const target = this.current + ms;
     for (;;) {
-      const due = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((t) => t !== due);
-      this.current = Math.max(this.current, due.at);
-      due.callback();
+      const at = this.nextAt();
+      if (at === undefined || at > target) break;
+      const due = this.timers.filter((t) => t.at === at);
+      this.timers = this.timers.filter((t) => t.at !== at);
+      this.current = Math.max(this.current, at);
+      for (const timer of due) timer.callback();
       await settle();
     }
     this.current = target;
