@@ -156,11 +156,33 @@ export async function startWebEnv(extraEnv: Record<string, string> = {}): Promis
       await inbox.stop();
       rmSync(dist, { recursive: true, force: true });
       expect(code).toBe(0);
+      // The app's own flows, in every test of the file, broke no rule of its Content-Security-Policy.
+      expect(violations).toEqual([]);
     },
   };
 }
 
 /** Opens `path` of the app in a page and waits until the app has started (restored its session). */
+/** What Chromium reported as Content-Security-Policy violations on the pages `open()` watches. */
+const violations: string[] = [];
+const watched = new WeakSet<Page>();
+const deliberate = new WeakSet<Page>();
+
+/** For a test that breaks the policy on purpose: its page's violations are not a failure. */
+export function expectViolations(page: Page): void {
+  deliberate.add(page);
+}
+
+/** Records the page's CSP violations (Chromium logs each as a console error), once per page. */
+function watchPolicy(page: Page): void {
+  if (watched.has(page)) return;
+  watched.add(page);
+  page.on('console', (message) => {
+    if (message.type() !== 'error' || !message.text().includes('Content Security Policy')) return;
+    if (!deliberate.has(page)) violations.push(`${page.url()}: ${message.text()}`);
+  });
+}
+
 export async function open(
   context: BrowserContext,
   origin: string,
@@ -168,6 +190,7 @@ export async function open(
   page?: Page,
 ): Promise<Page> {
   const p = page ?? (await context.newPage());
+  watchPolicy(p);
   // Fail a step well within the test's time limit, naming the locator that never showed.
   p.setDefaultTimeout(10_000);
   await p.goto(`${origin}${path}`);
