@@ -162,7 +162,6 @@ export async function startWebEnv(extraEnv: Record<string, string> = {}): Promis
   };
 }
 
-/** Opens `path` of the app in a page and waits until the app has started (restored its session). */
 /** What Chromium reported as Content-Security-Policy violations on the pages `open()` watches. */
 const violations: string[] = [];
 const watched = new WeakSet<Page>();
@@ -183,6 +182,7 @@ function watchPolicy(page: Page): void {
   });
 }
 
+/** Opens `path` of the app in a page and waits until the app has started (restored its session). */
 export async function open(
   context: BrowserContext,
   origin: string,
