@@ -14,11 +14,11 @@ import {
   bcryptRate,
   clientAddress,
   closedLoop,
-  counterbalanced,
   createThrowawayDatabase,
   DURATION,
   expectStatus,
   http,
+  inRounds,
   main,
   postgresProblem,
   registerUser,
@@ -50,15 +50,17 @@ await main(async () => {
 
   const baseline = [];
   const measured = [];
-  const phases = {
-    baseline: async () =>
-      baseline.push(await bcryptRate({ mode: 'compare', concurrency: POOL, seconds: SECONDS / ROUNDS })),
-    measured: async () =>
-      measured.push(
-        await closedLoop({ concurrency: CONNECTIONS, seconds: SECONDS / ROUNDS, request, pid: server.pid }),
-      ),
-  };
-  for (const name of counterbalanced(['baseline', 'measured'], ROUNDS)) await phases[name]();
+  await inRounds(
+    {
+      baseline: async () =>
+        baseline.push(await bcryptRate({ mode: 'compare', concurrency: POOL, seconds: SECONDS / ROUNDS })),
+      measured: async () =>
+        measured.push(
+          await closedLoop({ concurrency: CONNECTIONS, seconds: SECONDS / ROUNDS, request, pid: server.pid }),
+        ),
+    },
+    ROUNDS,
+  );
   await server.stop();
   await db.drop();
   const r = sumRounds(measured);

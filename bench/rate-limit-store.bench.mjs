@@ -8,10 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import {
   addRow,
-  counterbalanced,
   DURATION,
   fmt,
   importFromServer,
+  inRounds,
   main,
   onCleanup,
   REDIS_URL,
@@ -75,10 +75,13 @@ await main(async () => {
     await rate(storeOp, 0.5, 1);
     const base = [];
     const measured = [];
-    for (const name of counterbalanced(['base', 'measured'], ROUNDS)) {
-      if (name === 'base') base.push(await rate(mapOp, 0.5, 1));
-      else measured.push(await rate(storeOp, 0.5, 1));
-    }
+    await inRounds(
+      {
+        base: async () => base.push(await rate(mapOp, 0.5, 1)),
+        measured: async () => measured.push(await rate(storeOp, 0.5, 1)),
+      },
+      ROUNDS,
+    );
     await store.close();
     addRow({
       id: 'rate-limit-store.memory',
@@ -120,10 +123,13 @@ await main(async () => {
   const base = [];
   const measured = [];
   const before = await evalshaStats(redis);
-  for (const name of counterbalanced(['base', 'measured'], ROUNDS)) {
-    if (name === 'base') base.push(await rate(incr, DURATION / ROUNDS / 2));
-    else measured.push(await rate(hit, DURATION / ROUNDS / 2));
-  }
+  await inRounds(
+    {
+      base: async () => base.push(await rate(incr, DURATION / ROUNDS / 2)),
+      measured: async () => measured.push(await rate(hit, DURATION / ROUNDS / 2)),
+    },
+    ROUNDS,
+  );
   const after = await evalshaStats(redis);
   // Time Redis spends running the script per hit (not reading and writing the connection).
   const calls = before && after ? after.calls - before.calls : 0;

@@ -14,11 +14,11 @@ import {
   addRow,
   clientAddress,
   closedLoop,
-  counterbalanced,
   createThrowawayDatabase,
   DURATION,
   expectStatus,
   http,
+  inRounds,
   main,
   postgresCpuSeconds,
   postgresProblem,
@@ -145,26 +145,31 @@ await main(async () => {
   const measured = [];
   const baseline = [];
   const pgCpu = { http: 0, sql: 0 };
-  const phases = {
-    http: async () =>
-      measured.push(
-        await closedLoop({
-          concurrency: CHAINS,
-          seconds: DURATION / ROUNDS,
-          request,
-          onAnswer,
-          pid: server.pid,
-          raw: true,
-        }),
-      ),
-    sql: async () => baseline.push(await sqlRotations(pool, chains, DURATION / ROUNDS)),
-  };
-  for (const name of counterbalanced(['http', 'sql'], ROUNDS)) {
+  /** Runs `phase`, adding PostgreSQL's CPU meanwhile to `pgCpu[side]`. */
+  const withPgCpu = (side, phase) => async () => {
     const pg0 = postgresCpuSeconds();
-    await phases[name]();
+    await phase();
     const pg1 = postgresCpuSeconds();
-    if (pg0 !== null && pg1 !== null) pgCpu[name] += pg1 - pg0;
-  }
+    if (pg0 !== null && pg1 !== null) pgCpu[side] += pg1 - pg0;
+  };
+  await inRounds(
+    {
+      http: withPgCpu('http', async () =>
+        measured.push(
+          await closedLoop({
+            concurrency: CHAINS,
+            seconds: DURATION / ROUNDS,
+            request,
+            onAnswer,
+            pid: server.pid,
+            raw: true,
+          }),
+        ),
+      ),
+      sql: withPgCpu('sql', async () => baseline.push(await sqlRotations(pool, chains, DURATION / ROUNDS))),
+    },
+    ROUNDS,
+  );
   await pool.end();
   await server.stop();
   await db.drop();

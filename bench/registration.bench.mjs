@@ -11,9 +11,9 @@ import {
   bcryptRate,
   clientAddress,
   closedLoop,
-  counterbalanced,
   createThrowawayDatabase,
   DURATION,
+  inRounds,
   main,
   postgresProblem,
   skipRow,
@@ -47,20 +47,22 @@ await main(async () => {
   let n = 1_000_000;
   const baseline = [];
   const measured = [];
-  const phases = {
-    baseline: async () =>
-      baseline.push(await bcryptRate({ mode: 'hash', concurrency: POOL, seconds: SECONDS / ROUNDS })),
-    measured: async () =>
-      measured.push(
-        await closedLoop({
-          concurrency: CONNECTIONS,
-          seconds: SECONDS / ROUNDS,
-          request: () => request(n++),
-          pid: server.pid,
-        }),
-      ),
-  };
-  for (const name of counterbalanced(['baseline', 'measured'], ROUNDS)) await phases[name]();
+  await inRounds(
+    {
+      baseline: async () =>
+        baseline.push(await bcryptRate({ mode: 'hash', concurrency: POOL, seconds: SECONDS / ROUNDS })),
+      measured: async () =>
+        measured.push(
+          await closedLoop({
+            concurrency: CONNECTIONS,
+            seconds: SECONDS / ROUNDS,
+            request: () => request(n++),
+            pid: server.pid,
+          }),
+        ),
+    },
+    ROUNDS,
+  );
   await server.stop();
   await db.drop();
   const r = sumRounds(measured);

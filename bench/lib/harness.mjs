@@ -734,18 +734,21 @@ export async function cannon(options) {
 }
 
 /**
- * The order of the phases over `rounds` rounds, every other round reversed (A B, B A, A B, ...): a drift
- * of the shared machine that is steady over the run (another tenant's load fading, caches warming) then
- * falls on every phase alike instead of favouring the one that runs last. A warm-up confined to the first
- * seconds is not cancelled: that is what an unmeasured warm-up is for.
+ * Runs each phase `rounds` times, taking turns, every other round in reverse order (A B, B A, A B, ...): a
+ * drift of the shared machine that is steady over the run (another tenant's load fading, caches warming)
+ * then falls on every phase alike instead of favouring the one that runs last. A warm-up confined to the
+ * first seconds is not cancelled: that is what an unmeasured warm-up is for. `phases` maps a name to
+ * `async (round) => ...`.
  */
-export function counterbalanced(names, rounds) {
-  const reversed = [...names].reverse();
-  return Array.from({ length: rounds }, (_, round) => (round % 2 === 0 ? names : reversed)).flat();
+export async function inRounds(phases, rounds) {
+  const names = Object.keys(phases);
+  for (let round = 0; round < rounds; round++) {
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) await phases[name](round);
+  }
 }
 
 /**
- * Closed-loop phases interleaved over `rounds`, in counterbalanced order (A B C, C B A, …), so a burst of
+ * Closed-loop phases interleaved over `rounds` with {@link inRounds} (A B C, C B A, …), so a burst of
  * noise or a drift of the shared machine hits every phase alike. Each phase is `{ options, pid? }`:
  * autocannon options, and the process whose CPU to count. Each phase runs `duration / rounds` seconds per
  * round (warm-up only before its first round). Returns per phase: rps over all its rounds (2xx only), the
@@ -766,9 +769,7 @@ export async function interleaved(phases, { rounds = 2, duration = DURATION } = 
       statusCodes: {},
     };
   }
-  const names = Object.keys(phases);
-  for (const [i, name] of counterbalanced(names, rounds).entries()) {
-    const round = Math.floor(i / names.length);
+  const run = (name) => async (round) => {
     const phase = phases[name];
     const cpu0 = phase.pid ? cpuSeconds(phase.pid) : null;
     const r = await cannon({
@@ -788,7 +789,8 @@ export async function interleaved(phases, { rounds = 2, duration = DURATION } = 
     if (cpu0 !== null && cpu1 !== null) o.cpu += cpu1 - cpu0;
     for (const [code, { count }] of Object.entries(r.statusCodes ?? {}))
       o.statusCodes[code] = (o.statusCodes[code] ?? 0) + count;
-  }
+  };
+  await inRounds(Object.fromEntries(Object.keys(phases).map((name) => [name, run(name)])), rounds);
   for (const o of Object.values(out)) {
     o.rps = o.ok / o.seconds;
     o.latency = { p50: mean(o.p50), p99: mean(o.p99) };
