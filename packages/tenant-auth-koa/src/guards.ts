@@ -7,28 +7,30 @@ import { findToken, readBearerToken } from './request-tokens.js';
 
 /** @internal What the guards need to know. */
 export interface GuardSettings {
-  /** Name of the access cookie, or `false` to accept only the Authorization header. */
-  accessCookieName: string | false;
+  /** Where an access token is looked for besides the Authorization header: the access cookie, or nothing. */
+  tokenPlaces: { readonly cookies: readonly string[] };
   /** Origins allowed to send cookie-authenticated unsafe requests. */
   origins: ReadonlySet<string>;
 }
 
 const invalidToken = (message: string) => new TenantAuthError('invalid_token', message);
 
-/** @internal Verifies the request's access token; throws `TenantAuthError` (401, 403, 503). */
-export async function authenticate(
+/**
+ * @internal Verifies the request's access token: `undefined` when the request has none, else the caller
+ * (rejecting with a `TenantAuthError`: 401, 403, 503). A malformed Authorization header throws at once.
+ */
+export function authenticate(
   auth: TenantAuth,
   ctx: Context,
   settings: GuardSettings,
-): Promise<AuthContext | undefined> {
-  const found = findToken(ctx, {
-    cookies: settings.accessCookieName === false ? [] : [settings.accessCookieName],
-  });
+): Promise<AuthContext> | undefined {
+  const found = findToken(ctx, settings.tokenPlaces);
   if (found === undefined) return undefined;
-  const claims = await auth.verifyAccessToken(found.token);
-  // A cookie travels with cross-site requests; only an allowed origin may use it to change state.
-  if (found.via === 'cookie') assertSameOriginRequest(ctx, settings.origins);
-  return { ...claims, via: found.via === 'cookie' ? 'cookie' : 'header' };
+  return auth.verifyAccessToken(found.token).then((claims) => {
+    // A cookie travels with cross-site requests; only an allowed origin may use it to change state.
+    if (found.via === 'cookie') assertSameOriginRequest(ctx, settings.origins);
+    return { ...claims, via: found.via === 'cookie' ? 'cookie' : 'header' };
+  });
 }
 
 /**
@@ -46,36 +48,51 @@ export interface RequireAuthOptions {
   requireVerifiedEmail?: boolean;
 }
 
+/** @internal What a guard checks besides a valid access token. */
+export type GuardOptions = RequireAuthOptions & { role?: Role };
+
 /**
- * @internal `requireAuth()`: verifies the access token and puts its claims on `ctx.state.auth`, or
- * answers the problem itself (401 `invalid_token` with `WWW-Authenticate`, 403 `csrf_rejected`, 503
- * `unavailable`), so a host route needs no error middleware of ours. Errors of the route after it pass
- * through untouched.
+ * @internal The check of `requireAuth()`: the caller, from a valid access token, or `undefined` once it has
+ * answered the refusal itself (401 `invalid_token` with `WWW-Authenticate`, 403 `forbidden` or
+ * `csrf_rejected`, 503 `unavailable`). An error that is not a `TenantAuthError` is thrown.
+ */
+export async function admit(
+  auth: TenantAuth,
+  ctx: Context,
+  settings: GuardSettings,
+  options: GuardOptions = {},
+): Promise<AuthContext | undefined> {
+  try {
+    const verified = authenticate(auth, ctx, settings);
+    if (verified === undefined) throw invalidToken('An access token is required.');
+    const caller = await verified;
+    if (options.requireVerifiedEmail && !caller.emailVerified) {
+      throw new TenantAuthError('forbidden', 'Verify your email address to continue.');
+    }
+    if (options.role === undefined) return caller;
+    // The role as the stores know it now, not as the token says: one read per request.
+    const member = await auth.authorize(caller, options.role);
+    return { ...caller, role: member.role };
+  } catch (err) {
+    if (!isTenantAuthError(err)) throw err;
+    writeProblem(ctx, problemOf(err));
+    return undefined;
+  }
+}
+
+/**
+ * @internal `requireAuth()`: {@link admit}, then the claims on `ctx.state.auth` and the route, so a host
+ * route needs no error middleware of ours. Errors of the route after it pass through untouched.
  */
 export function requireAuthMiddleware(
   auth: TenantAuth,
   settings: GuardSettings,
-  options: RequireAuthOptions & { role?: Role } = {},
+  options: GuardOptions = {},
 ): Middleware<AuthState> {
   return async (ctx: Context, next: Next) => {
-    let state: AuthState['auth'] | undefined;
-    try {
-      state = await authenticate(auth, ctx, settings);
-      if (state === undefined) throw invalidToken('An access token is required.');
-      if (options.requireVerifiedEmail && !state.emailVerified) {
-        throw new TenantAuthError('forbidden', 'Verify your email address to continue.');
-      }
-      if (options.role !== undefined) {
-        // The role as the stores know it now, not as the token says: one read per request.
-        const member = await auth.authorize(state, options.role);
-        state = { ...state, role: member.role };
-      }
-    } catch (err) {
-      if (!isTenantAuthError(err)) throw err;
-      writeProblem(ctx, problemOf(err));
-      return;
-    }
-    ctx.state.auth = state;
+    const caller = await admit(auth, ctx, settings, options);
+    if (caller === undefined) return;
+    ctx.state.auth = caller;
     await next();
   };
 }

@@ -27,6 +27,8 @@ export interface HealthCheckOptions {
 /** @internal A resolved health check. */
 export interface HealthCheck {
   check(): Promise<boolean>;
+  /** The answer of the last ping while it serves (within `cacheSeconds`), else `undefined`. */
+  fresh(): boolean | undefined;
   requireAuth: boolean;
   retryAfterSeconds: number;
 }
@@ -63,11 +65,14 @@ export function healthCheck(options: HealthCheckOptions): HealthCheck {
     });
   let inFlight: Promise<boolean> | undefined;
   let last: { ok: boolean; at: number } | undefined;
+  const fresh = () => (last && performance.now() - last.at < cacheSeconds * 1000 ? last.ok : undefined);
   return {
     requireAuth: options.requireAuth ?? true,
     retryAfterSeconds,
+    fresh,
     check() {
-      if (last && performance.now() - last.at < cacheSeconds * 1000) return Promise.resolve(last.ok);
+      const known = fresh();
+      if (known !== undefined) return Promise.resolve(known);
       inFlight ??= pingOnce().then((ok) => {
         last = { ok, at: performance.now() };
         inFlight = undefined;

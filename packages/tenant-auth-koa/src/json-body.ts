@@ -1,4 +1,4 @@
-import type { Context, Middleware, Next } from 'koa';
+import type { Context } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { TenantAuthError } from 'tenant-auth-core';
 import { isUnsafeMethod } from './csrf.js';
@@ -135,11 +135,25 @@ function mapParseError(err: unknown): unknown {
  *   `prototype` keys at any depth, text that is not well-formed Unicode (a lone surrogate), and a body
  *   that does not decode as its `Content-Encoding` says get `400 invalid_json`.
  *
- * The parsed body is on `ctx.request.body` (`{}` when there was none). Installing it twice is harmless.
+ * The parsed body is on `ctx.request.body` (`{}` when there was none). Reading it twice is harmless. A step
+ * of the request rather than a middleware: it returns a promise only when there is a body to read, so a
+ * request without one (every GET) takes no asynchronous turn here.
  */
-export function jsonBody(limit: number): Middleware {
+export function jsonBodyReader(limit: number): (ctx: Context) => Promise<void> | undefined {
   const parser = bodyParser({ enableTypes: ['json'], jsonLimit: `${limit}b`, strict: true });
-  return async (ctx: Context, next: Next) => {
+  const parse = async (ctx: Context): Promise<void> => {
+    let parsedOk = false;
+    try {
+      await parser(ctx, async () => {
+        parsedOk = true;
+      });
+    } catch (err) {
+      throw mapParseError(err);
+    }
+    if (!parsedOk) throw new TenantAuthError('invalid_json', 'The request body is not valid JSON.');
+    checkParsed(ctx.request.body);
+  };
+  return (ctx) => {
     const contentType = ctx.get('content-type');
     const { type, utf8 } = parseContentType(contentType);
     const isJson = type === 'application/json';
@@ -154,23 +168,13 @@ export function jsonBody(limit: number): Middleware {
         throw new TenantAuthError('payload_too_large', 'The request body is too large.');
       }
       checkParsed(ctx.request.body);
-      return next();
+      return undefined;
     }
     if (!isJson || !hasBody(ctx)) {
       ctx.request.body = {};
-      return next();
+      return undefined;
     }
-    let parsedOk = false;
-    try {
-      await parser(ctx, async () => {
-        parsedOk = true;
-      });
-    } catch (err) {
-      throw mapParseError(err);
-    }
-    if (!parsedOk) throw new TenantAuthError('invalid_json', 'The request body is not valid JSON.');
-    checkParsed(ctx.request.body);
-    return next();
+    return parse(ctx);
   };
 }
 

@@ -1,4 +1,3 @@
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 
 /**
@@ -34,42 +33,24 @@ export interface ResponseInfo {
  */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-/** The `_matchedRoute` that `@koa/router` leaves on the context of a request one of its routes ran for. */
-function routerMark(ctx: Context): string | undefined {
+/** @internal The `_matchedRoute` that `@koa/router` (and tenant-auth, for its own routes) leaves on the context of a request a route ran for. */
+export function routeMark(ctx: Context): string | undefined {
   const mark = (ctx as { _matchedRoute?: unknown })._matchedRoute;
   return typeof mark === 'string' || mark instanceof RegExp ? String(mark) : undefined;
 }
 
 /**
- * @internal Measures a request under the prefix for `onResponse`: `start` before it is handled,
- * `finish` once its answer is decided. The template comes from the routes of tenant-auth's own router
- * that match the path (the one that ran, else the first: the answer of a refused request is labelled
- * with the route it was meant for), else from an application router that ran under the prefix.
+ * @internal The `route` of a request under the prefix: the template of tenant-auth's route for its path
+ * (the one that ran, else the first of the path: the answer of a refused request is labelled with the
+ * route it was meant for), else the route of an application router that ran under the prefix (a mark
+ * that was not there before, `markBefore`), else {@link UNMATCHED_ROUTE}.
  */
-export function measureResponse(router: Router, ctx: Context): { finish(): ResponseInfo } {
-  const started = performance.now();
-  const markBefore = routerMark(ctx);
-  return {
-    finish() {
-      const durationSeconds = (performance.now() - started) / 1000;
-      return {
-        route: routeOf(router, ctx, markBefore),
-        method: ctx.method,
-        status: ctx.status,
-        durationSeconds,
-      };
-    },
-  };
-}
-
-function routeOf(router: Router, ctx: Context, markBefore: string | undefined): string {
-  const matched = router.match(ctx.path, ctx.method);
-  const ours = (matched.pathAndMethod.length > 0 ? matched.pathAndMethod : matched.path)
-    .filter((layer) => layer.methods.length > 0)
-    .map((layer) => String(layer.path));
-  const mark = routerMark(ctx);
-  if (ours.length > 0) return mark !== undefined && ours.includes(mark) ? mark : (ours[0] as string);
-  // One of the application's own routes under the prefix.
-  if (mark !== undefined && mark !== markBefore) return mark;
-  return UNMATCHED_ROUTE;
+export function responseRoute(
+  template: string | undefined,
+  ctx: Context,
+  markBefore: string | undefined,
+): string {
+  if (template !== undefined) return template;
+  const mark = routeMark(ctx);
+  return mark !== undefined && mark !== markBefore ? mark : UNMATCHED_ROUTE;
 }

@@ -1,7 +1,5 @@
-import Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import {
-  type ClientBudget,
   isTenantAuthError,
   type LoginInput,
   type RegisterInput,
@@ -15,6 +13,7 @@ import type { HealthCheck } from './health.js';
 import { requestBody } from './json-body.js';
 import { requestContext } from './request-context.js';
 import { type FoundToken, findToken } from './request-tokens.js';
+import type { RouteDefinition } from './route-table.js';
 import {
   toAuditEventJson,
   toInvitationJson,
@@ -31,7 +30,6 @@ export interface RouteSettings {
   prefix: string;
   cookies: ResolvedCookieOptions;
   origins: ReadonlySet<string>;
-  authenticated: Middleware<AuthState>;
   health: HealthCheck | undefined;
   /** The OpenAPI document, serialised once. */
   openapiJson: string;
@@ -54,17 +52,6 @@ export const STRICT_ROUTES: ReadonlySet<string> = new Set([
   // It answers whether an address has an account (email_taken), so it is no faster a probe than registration.
   'createInvitation',
 ]);
-
-/**
- * @internal Which budget a request under the prefix takes, decided by the route the router itself matches
- * (so no spelling of a path can reach a strict route with the general budget).
- */
-export function budgetOf(router: Router, ctx: Context): ClientBudget {
-  const matched = router.match(ctx.path, ctx.method);
-  return matched.pathAndMethod.some((layer) => layer.name !== undefined && STRICT_ROUTES.has(layer.name))
-    ? 'strict'
-    : 'general';
-}
 
 function noStore(ctx: Context): void {
   ctx.set('Cache-Control', 'no-store');
@@ -100,13 +87,51 @@ function checkOrigin(ctx: Context, found: FoundToken | undefined, origins: Reado
   return found;
 }
 
+/** What a route's handler sees: the route's decoded parameters, and the caller once the guard let it in. */
+type RouteContext = Context & { params: Record<string, string>; state: AuthState };
+
+type Handler = (ctx: RouteContext) => Promise<void> | void;
+
+/** In a route's declaration, before its handler: the route requires an access token (`requireAuth()`'s check). */
+const authenticated = Symbol('authenticated');
+
+/** Adds a route: its name (the OpenAPI operation id) first when it has one, `authenticated` before the handler when it requires a token. */
+interface Declare {
+  (path: string, handler: Handler): void;
+  (path: string, guard: typeof authenticated, handler: Handler): void;
+  (name: string, path: string, handler: Handler): void;
+  (name: string, path: string, guard: typeof authenticated, handler: Handler): void;
+}
+
+/** Declares routes in order, the way `@koa/router` takes them: `get(name?, path, authenticated?, handler)`. */
+function routeList() {
+  const routes: RouteDefinition[] = [];
+  const route = (method: RouteDefinition['method'], args: unknown[]): void => {
+    const named = typeof args[1] === 'string';
+    const name = named ? (args[0] as string) : undefined;
+    const [path, ...rest] = (named ? args.slice(1) : args) as [string, ...unknown[]];
+    const guarded = rest[0] === authenticated;
+    const handler = rest[rest.length - 1] as RouteDefinition['handler'];
+    const strict = name !== undefined && STRICT_ROUTES.has(name);
+    const definition: RouteDefinition = { method, path, strict, authenticated: guarded, handler };
+    routes.push(name === undefined ? definition : { ...definition, name });
+  };
+  return {
+    routes,
+    get: ((...args: unknown[]) => route('GET', args)) as Declare,
+    post: ((...args: unknown[]) => route('POST', args)) as Declare,
+    patch: ((...args: unknown[]) => route('PATCH', args)) as Declare,
+    delete: ((...args: unknown[]) => route('DELETE', args)) as Declare,
+  };
+}
+
 /**
- * @internal The routes of API.md on `@koa/router` (strict and case-sensitive paths), under the prefix.
- * Bodies are parsed before (JSON only); every value is validated by core.
+ * @internal The routes of API.md, in order (the first that matches a request answers it), paths below
+ * the prefix. Bodies are parsed before (JSON only); every value is validated by core.
  */
-export function createRoutes(settings: RouteSettings): Router {
-  const { auth, cookies, origins, authenticated } = settings;
-  const router = new Router({ prefix: settings.prefix, strict: true, sensitive: true });
+export function createRoutes(settings: RouteSettings): RouteDefinition[] {
+  const { auth, cookies, origins } = settings;
+  const router = routeList();
 
   router.post('register', '/auth/register', async (ctx) => {
     const body = bodyOf(ctx);
@@ -163,28 +188,28 @@ export function createRoutes(settings: RouteSettings): Router {
     ctx.status = 204;
   });
 
-  router.get<AuthState>('/tenants/me', authenticated, async (ctx) => {
+  router.get('/tenants/me', authenticated, async (ctx) => {
     noStore(ctx);
     ctx.body = toTenantJson(await auth.getMyTenant(ctx.state.auth));
   });
 
-  router.get<AuthState>('/tenants/:id', authenticated, async (ctx) => {
+  router.get('/tenants/:id', authenticated, async (ctx) => {
     noStore(ctx);
     ctx.body = toTenantJson(await auth.getTenant(ctx.state.auth, ctx.params.id ?? ''));
   });
 
-  router.get<AuthState>('/sessions', authenticated, async (ctx) => {
+  router.get('/sessions', authenticated, async (ctx) => {
     noStore(ctx);
     ctx.body = { sessions: (await auth.listSessions(ctx.state.auth)).map(toSessionJson) };
   });
 
-  router.delete<AuthState>('/sessions/:id', authenticated, async (ctx) => {
+  router.delete('/sessions/:id', authenticated, async (ctx) => {
     await auth.revokeSession(ctx.state.auth, ctx.params.id ?? '', requestContext(ctx));
     noStore(ctx);
     ctx.status = 204;
   });
 
-  router.delete<AuthState>('/sessions', authenticated, async (ctx) => {
+  router.delete('/sessions', authenticated, async (ctx) => {
     const except = ctx.query.except;
     if (except !== undefined && except !== 'current') {
       throw new TenantAuthError('validation_failed', 'The request is invalid.', {
@@ -201,12 +226,12 @@ export function createRoutes(settings: RouteSettings): Router {
   });
 
   // Members and invitations (API 1.1). The role rules are core's; these only translate.
-  router.get<AuthState>('/tenants/me/members', authenticated, async (ctx) => {
+  router.get('/tenants/me/members', authenticated, async (ctx) => {
     noStore(ctx);
     ctx.body = { members: (await auth.listMembers(ctx.state.auth)).map(toMemberJson) };
   });
 
-  router.patch<AuthState>('/tenants/me/members/:userId', authenticated, async (ctx) => {
+  router.patch('/tenants/me/members/:userId', authenticated, async (ctx) => {
     const body = bodyOf(ctx);
     const member = await auth.changeMemberRole(
       ctx.state.auth,
@@ -218,13 +243,13 @@ export function createRoutes(settings: RouteSettings): Router {
     ctx.body = toMemberJson(member);
   });
 
-  router.delete<AuthState>('/tenants/me/members/:userId', authenticated, async (ctx) => {
+  router.delete('/tenants/me/members/:userId', authenticated, async (ctx) => {
     await auth.removeMember(ctx.state.auth, ctx.params.userId ?? '', requestContext(ctx));
     noStore(ctx);
     ctx.status = 204;
   });
 
-  router.post<AuthState>('createInvitation', '/tenants/me/invitations', authenticated, async (ctx) => {
+  router.post('createInvitation', '/tenants/me/invitations', authenticated, async (ctx) => {
     const body = bodyOf(ctx);
     const invitation = await auth.createInvitation(
       ctx.state.auth,
@@ -236,12 +261,12 @@ export function createRoutes(settings: RouteSettings): Router {
     ctx.body = { invitation: toInvitationJson(invitation) };
   });
 
-  router.get<AuthState>('/tenants/me/invitations', authenticated, async (ctx) => {
+  router.get('/tenants/me/invitations', authenticated, async (ctx) => {
     noStore(ctx);
     ctx.body = { invitations: (await auth.listInvitations(ctx.state.auth)).map(toInvitationJson) };
   });
 
-  router.delete<AuthState>('/tenants/me/invitations/:id', authenticated, async (ctx) => {
+  router.delete('/tenants/me/invitations/:id', authenticated, async (ctx) => {
     await auth.revokeInvitation(ctx.state.auth, ctx.params.id ?? '', requestContext(ctx));
     noStore(ctx);
     ctx.status = 204;
@@ -275,7 +300,7 @@ export function createRoutes(settings: RouteSettings): Router {
     ctx.status = 204;
   });
 
-  router.post<AuthState>('changePassword', '/auth/password/change', authenticated, async (ctx) => {
+  router.post('changePassword', '/auth/password/change', authenticated, async (ctx) => {
     const body = bodyOf(ctx);
     await auth.changePassword(
       ctx.state.auth,
@@ -286,17 +311,12 @@ export function createRoutes(settings: RouteSettings): Router {
     ctx.status = 204;
   });
 
-  router.post<AuthState>(
-    'requestEmailVerification',
-    '/auth/email/verification',
-    authenticated,
-    async (ctx) => {
-      await auth.requestEmailVerification(ctx.state.auth, requestContext(ctx));
-      noStore(ctx);
-      ctx.status = 202;
-      ctx.body = {};
-    },
-  );
+  router.post('requestEmailVerification', '/auth/email/verification', authenticated, async (ctx) => {
+    await auth.requestEmailVerification(ctx.state.auth, requestContext(ctx));
+    noStore(ctx);
+    ctx.status = 202;
+    ctx.body = {};
+  });
 
   router.post('verifyEmail', '/auth/email/verify', async (ctx) => {
     const body = bodyOf(ctx);
@@ -305,7 +325,7 @@ export function createRoutes(settings: RouteSettings): Router {
     ctx.status = 204;
   });
 
-  router.post<AuthState>('changeEmail', '/auth/email/change', authenticated, async (ctx) => {
+  router.post('changeEmail', '/auth/email/change', authenticated, async (ctx) => {
     const body = bodyOf(ctx);
     await auth.changeEmail(
       ctx.state.auth,
@@ -324,7 +344,7 @@ export function createRoutes(settings: RouteSettings): Router {
     ctx.status = 204;
   });
 
-  router.delete<AuthState>('deleteAccount', '/users/me', authenticated, async (ctx) => {
+  router.delete('deleteAccount', '/users/me', authenticated, async (ctx) => {
     const body = bodyOf(ctx);
     await auth.deleteAccount(ctx.state.auth, { password: body.password } as never, requestContext(ctx));
     noStore(ctx);
@@ -334,7 +354,7 @@ export function createRoutes(settings: RouteSettings): Router {
   });
 
   // Audit log (API 1.1).
-  router.get<AuthState>('/tenants/me/audit-events', authenticated, async (ctx) => {
+  router.get('/tenants/me/audit-events', authenticated, async (ctx) => {
     const page = await auth.listAuditEvents(ctx.state.auth, {
       limit: queryParam(ctx, 'limit'),
       before: queryParam(ctx, 'before'),
@@ -358,16 +378,21 @@ export function createRoutes(settings: RouteSettings): Router {
 
   const { health } = settings;
   if (health) {
-    const handler = async (ctx: Context) => {
-      const ok = await health.check();
+    const answer = (ctx: Context, ok: boolean) => {
       noStore(ctx);
       if (!ok) ctx.set('Retry-After', String(health.retryAfterSeconds));
       ctx.status = ok ? 200 : 503;
       ctx.body = ok ? { status: 'ok', database: 'ok' } : { status: 'degraded', database: 'unavailable' };
     };
+    // The answer of the last ping while it is fresh, at once; otherwise after the ping.
+    const handler = (ctx: Context): Promise<void> | void => {
+      const known = health.fresh();
+      if (known !== undefined) return answer(ctx, known);
+      return health.check().then((ok) => answer(ctx, ok));
+    };
     if (health.requireAuth) router.get('/health', authenticated, handler);
     else router.get('/health', handler);
   }
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { ServerResponse } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
 import {
   consoleLogger,
@@ -12,20 +12,22 @@ import type { AuthState, OptionalAuthState } from './auth-state.js';
 import { type CookieOptions, type ResolvedCookieOptions, resolveCookieOptions } from './cookies.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';
 import {
+  admit,
   type GuardSettings,
   optionalAuthMiddleware,
   type RequireAuthOptions,
   requireAuthMiddleware,
 } from './guards.js';
 import { type HealthCheckOptions, healthCheck } from './health.js';
-import { DEFAULT_BODY_LIMIT_BYTES, jsonBody } from './json-body.js';
+import { DEFAULT_BODY_LIMIT_BYTES, jsonBodyReader } from './json-body.js';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi.js';
 import { DEVELOPMENT_ORIGINS, originSet } from './origins.js';
 import { isUnderPrefix, normalizePrefix } from './prefix.js';
 import { logProblem, problemOf, problemOfStatus, writeProblem } from './problem.js';
 import { requestContext, requestIdOf } from './request-context.js';
-import { measureResponse, type ResponseInfo } from './response-hook.js';
-import { budgetOf, createRoutes } from './routes.js';
+import { type ResponseInfo, responseRoute, routeMark } from './response-hook.js';
+import { createRouteTable, type RouteLookup } from './route-table.js';
+import { createRoutes } from './routes.js';
 
 /**
  * Options of {@link createTenantAuthKoa}. Only `auth` is required; every default follows the HTTP
@@ -129,35 +131,85 @@ export interface TenantAuthKoa {
 
 const FACTORY = 'createTenantAuthKoa';
 
-/** Runs middleware in order, like `koa-compose`. */
-function compose(stack: Middleware[]): Middleware {
-  return (ctx, next) => {
-    let last = -1;
-    const dispatch = (i: number): Promise<unknown> => {
-      if (i <= last) return Promise.reject(new Error('next() called multiple times'));
-      last = i;
-      const fn = i === stack.length ? next : stack[i];
-      if (!fn) return Promise.resolve();
-      try {
-        return Promise.resolve(fn(ctx, () => dispatch(i + 1) as Promise<void>));
-      } catch (err) {
-        return Promise.reject(err);
+/** What @koa/router leaves on the context of a request one of its routes ran for; set for ours too. */
+type RoutedContext = Context & {
+  params: Record<string, string>;
+  _matchedRoute?: string;
+  _matchedRouteName?: string;
+};
+
+/** The methods `@koa/router` implements (any other is a 501 there, a 404 or 405 here). */
+const IMPLEMENTED_METHODS: ReadonlySet<string> = new Set([
+  'HEAD',
+  'OPTIONS',
+  'GET',
+  'PUT',
+  'PATCH',
+  'POST',
+  'DELETE',
+]);
+
+/**
+ * A request no route of ours answered, after the application's routes under the prefix had their turn:
+ * what `@koa/router`'s `allowedMethods()` answers, over the methods of our routes for the path and those
+ * of the application's routers (their `ctx.matched`): `OPTIONS` is `200` with `Allow`, another method of
+ * a known path `405` with `Allow`; and a method nobody implements (`PROPFIND`, `PURGE`), which a router
+ * calls a server fault (501), is the client's: `405` on a path we have, `404` on one we do not.
+ */
+function answerUnrouted(ctx: Context, found: RouteLookup): void {
+  const method = ctx.method.toUpperCase();
+  if (ctx.status === 404) {
+    const matched = (ctx as { matched?: unknown }).matched;
+    const allowed = new Set(found.allowed);
+    if (Array.isArray(matched)) {
+      for (const layer of matched as { methods?: unknown }[]) {
+        if (Array.isArray(layer?.methods)) for (const m of layer.methods) allowed.add(String(m));
       }
-    };
-    return dispatch(0);
-  };
+    }
+    const list = [...allowed].join(', ');
+    if (!IMPLEMENTED_METHODS.has(method)) {
+      ctx.status = 501;
+      ctx.set('Allow', list);
+    } else if (allowed.size > 0 && method === 'OPTIONS') {
+      ctx.status = 200;
+      ctx.body = '';
+      ctx.set('Allow', list);
+    } else if (allowed.size > 0 && !allowed.has(method)) {
+      ctx.status = 405;
+      ctx.set('Allow', list);
+    }
+  }
+  if (ctx.status === 501 && ctx.body == null) {
+    if (found.allowed.length === 0) {
+      ctx.status = 404;
+    } else {
+      ctx.status = 405;
+      ctx.set('Allow', found.allowed.join(', '));
+    }
+  }
 }
 
-function setRateLimitHeaders(ctx: Context, result: RateLimitResult): void {
-  ctx.set('RateLimit-Limit', String(result.limit));
-  ctx.set('RateLimit-Remaining', String(result.remaining));
-  ctx.set('RateLimit-Reset', String(result.resetSeconds));
+// The headers every request under the prefix gets are set on Node's response directly (Koa's `ctx.set`
+// adds a layer of checks per header for values that are always strings); only before the answer is sent.
+
+function setRateLimitHeaders(res: ServerResponse, result: RateLimitResult): void {
+  if (res.headersSent) return;
+  res.setHeader('RateLimit-Limit', String(result.limit));
+  res.setHeader('RateLimit-Remaining', String(result.remaining));
+  res.setHeader('RateLimit-Reset', String(result.resetSeconds));
 }
 
-function securityHeadersOn(ctx: Context): void {
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Referrer-Policy', 'no-referrer');
+function securityHeadersOn(res: ServerResponse): void {
+  if (res.headersSent) return;
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+}
+
+/** `Vary: Origin`, as `ctx.vary('Origin')` adds it: set at once when the response has no `Vary` yet. */
+function varyOnOrigin(ctx: Context): void {
+  if (ctx.res.headersSent || ctx.res.hasHeader('vary')) ctx.vary('Origin');
+  else ctx.res.setHeader('Vary', 'Origin');
 }
 
 function checkOptions(options: TenantAuthKoaOptions) {
@@ -238,7 +290,10 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
   const origins = originSet(options.origins ?? DEVELOPMENT_ORIGINS, 'origins');
   const cookies = resolveCookieOptions(options.cookies ?? {}, prefix, production);
   const health = options.health === undefined ? undefined : healthCheck(options.health);
-  const guard: GuardSettings = { accessCookieName: cookies.read ? cookies.accessName : false, origins };
+  const guard: GuardSettings = {
+    tokenPlaces: { cookies: cookies.read ? [cookies.accessName] : [] },
+    origins,
+  };
   const authenticated = requireAuthMiddleware(auth, guard);
   const openapiDocument = buildOpenApiDocument({
     prefix,
@@ -247,55 +302,74 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
     health: health !== undefined,
     ...(options.openapi ? { info: options.openapi } : {}),
   });
-  const router: Router = createRoutes({
-    auth,
+  const table = createRouteTable(
     prefix,
-    cookies,
-    origins,
-    authenticated,
-    health,
-    openapiJson: JSON.stringify(openapiDocument),
-  });
-
-  const stack: Middleware[] = [];
-  if (options.cors !== false) stack.push(corsMiddleware(options.cors ?? {}, origins));
-  stack.push(async (ctx, next) => {
-    const result = await auth.rateLimit(budgetOf(router, ctx), requestContext(ctx));
-    if (result) setRateLimitHeaders(ctx, result);
-    await next();
-  });
-  stack.push(jsonBody(bodyLimitBytes));
-  stack.push(
-    async (ctx, next) => {
-      await next();
-      // A method the router does not implement at all (PROPFIND, PURGE): the router says 501, a server
-      // fault. It is the client's: 405 with the methods of the path, or 404 for a path we do not have.
-      if (ctx.status === 501 && ctx.body == null) {
-        const methods = [
-          ...new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods)),
-        ];
-        if (methods.length === 0) {
-          ctx.status = 404;
-        } else {
-          ctx.status = 405;
-          ctx.set('Allow', methods.join(', '));
-        }
-      }
-    },
-    router.routes() as Middleware,
-    router.allowedMethods() as Middleware,
+    createRoutes({
+      auth,
+      prefix,
+      cookies,
+      origins,
+      health,
+      openapiJson: JSON.stringify(openapiDocument),
+    }),
   );
-  const underPrefix = compose(stack);
+  const cors = options.cors === false ? undefined : corsMiddleware(options.cors ?? {}, origins);
+  const readBody = jsonBodyReader(bodyLimitBytes);
   const securityHeaders = options.securityHeaders ?? true;
   const { onResponse } = options;
 
-  const middleware: Middleware = async (ctx: Context, next: Next) => {
-    if (!isUnderPrefix(ctx.path, prefix)) return next();
-    const measured = onResponse && measureResponse(router, ctx);
+  /**
+   * Runs `@koa/cors` for a request with an `Origin`: whether the request goes on (false when CORS
+   * answered it: a preflight). It sets its headers before it lets a request through, and they stay on
+   * whatever answer follows, a problem included.
+   */
+  const corsLetsThrough = async (ctx: Context, cors: Middleware): Promise<boolean> => {
+    let through = false;
+    await cors(ctx, () => {
+      through = true;
+      return Promise.resolve();
+    });
+    return through;
+  };
+
+  const underPrefix = async (ctx: Context, next: Next): Promise<void> => {
+    const started = onResponse ? performance.now() : 0;
+    const markBefore = onResponse ? routeMark(ctx) : undefined;
+    const found = table.lookup(ctx.method, ctx.path);
     requestIdOf(ctx);
-    if (securityHeaders) securityHeadersOn(ctx);
+    if (securityHeaders) securityHeadersOn(ctx.res);
     try {
-      await underPrefix(ctx, next);
+      let through = true;
+      if (cors !== undefined) {
+        // All @koa/cors does for a request without an Origin (most of them) is Vary: that, inline.
+        if (ctx.get('origin') === '') varyOnOrigin(ctx);
+        else through = await corsLetsThrough(ctx, cors);
+      }
+      if (through) {
+        const limited = await auth.rateLimit(found.strict ? 'strict' : 'general', requestContext(ctx));
+        if (limited) setRateLimitHeaders(ctx.res, limited);
+        const reading = readBody(ctx);
+        if (reading) await reading;
+        const { route } = found;
+        if (route) {
+          // What @koa/router leaves for the middleware around it (metrics, logs).
+          const routed = ctx as RoutedContext;
+          routed.params = found.params;
+          routed._matchedRoute = route.template;
+          if (route.name !== undefined) routed._matchedRouteName = route.name;
+          // The guard of requireAuth(), then the handler; the guard answers a refusal itself.
+          const caller = route.authenticated ? await admit(auth, ctx, guard) : null;
+          if (caller !== undefined) {
+            if (caller !== null) ctx.state.auth = caller;
+            const answering = route.handler(ctx);
+            if (answering) await answering;
+          }
+        } else {
+          // The application's own routes under the prefix.
+          await next();
+          answerUnrouted(ctx, found);
+        }
+      }
       // Nothing answered (no route of ours or the application's), or routing left a bare 405.
       if (ctx.body == null && ctx.status >= 400) writeProblem(ctx, problemOfStatus(ctx.status));
     } catch (err) {
@@ -304,15 +378,23 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
       if (ctx.headerSent || !ctx.writable) return;
       writeProblem(ctx, problem);
     } finally {
-      if (measured) {
+      if (onResponse) {
         try {
-          onResponse?.(measured.finish());
+          onResponse({
+            route: responseRoute(found.template, ctx, markBefore),
+            method: ctx.method,
+            status: ctx.status,
+            durationSeconds: (performance.now() - started) / 1000,
+          });
         } catch {
           // Metrics must not break a response.
         }
       }
     }
   };
+
+  const middleware: Middleware = (ctx: Context, next: Next) =>
+    isUnderPrefix(ctx.path, prefix) ? underPrefix(ctx, next) : next();
 
   return {
     prefix,

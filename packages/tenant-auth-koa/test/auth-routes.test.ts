@@ -544,23 +544,18 @@ describe('public documents', () => {
     const doc = await json(res);
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.servers).toEqual([{ url: '/api/v1' }]);
-    const router = createRoutes({
+    const definitions = createRoutes({
       auth: t.auth,
       prefix: '/api/v1',
       cookies: koaSide.cookies,
       origins: koaSide.origins,
-      authenticated: koaSide.requireAuth(),
       health: healthCheck({ ping: async () => {} }),
       openapiJson: '{}',
     });
-    const routes = router.stack.flatMap((layer) =>
-      layer.methods.filter((m) => m !== 'HEAD').map((m) => ({ method: m.toLowerCase(), path: layer.path })),
-    );
+    const routes = definitions.map((route) => ({ method: route.method.toLowerCase(), path: route.path }));
     expect(routes.length).toBeGreaterThanOrEqual(12);
     for (const { method, path } of routes) {
-      const openapiPath = String(path)
-        .replace(/^\/api\/v1/, '')
-        .replace(/:(\w+)/g, '{$1}');
+      const openapiPath = path.replace(/:(\w+)/g, '{$1}');
       const operation = doc.paths[openapiPath]?.[method];
       expect(operation, `${method} ${openapiPath}`).toBeDefined();
       expect(Object.keys(operation.responses).length).toBeGreaterThan(1);
