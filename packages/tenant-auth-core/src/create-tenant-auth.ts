@@ -234,10 +234,21 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     login: (input, context) => instrumentation.span('tenant-auth.login', () => login(input, context)),
     refresh: (token, context) => instrumentation.span('tenant-auth.refresh', () => refresh(token, context)),
     logout: sessionAccess.logout,
-    async verifyAccessToken(token) {
-      const claims = await tokens.verifyAccessToken(token);
-      await cache.assertActive(claims);
-      return claims;
+    verifyAccessToken(token) {
+      // The common case answers without an asynchronous turn of its own: a token verified before, and
+      // no per-request session check.
+      if (!resolved.sessionCheck) {
+        try {
+          const known = tokens.verifiedAccessClaims(token);
+          if (known) return Promise.resolve(known);
+        } catch (err) {
+          return Promise.reject(err);
+        }
+      }
+      return tokens.verifyAccessToken(token).then(async (claims) => {
+        await cache.assertActive(claims);
+        return claims;
+      });
     },
     listSessions: sessionAccess.list,
     revokeSession: sessionAccess.revokeOne,

@@ -64,7 +64,6 @@ const isStoreFull = (err: unknown) =>
 /** @internal Creates a sliding-window budget. Options are validated by the caller. */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const { store, budget, limit, windowMs, clock, onStoreError, logger, countRefused, overflow } = options;
-  const conditional = countRefused ? {} : { limit };
   /** The overflow bucket: counted in this process when every level of the store is full. */
   const shared: SlidingLog = [];
   let outageSince: number | undefined;
@@ -85,16 +84,32 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
 
   const keyOf = (keys: readonly string[], level: number) =>
     keys.length === 1 ? `${budget}:${keys[0]}` : `${budget}.${level}:${keys[level]}`;
+  // The store keys of the frozen key lists (`clientKeys` keeps one per recent address and freezes it):
+  // a request of a known client builds no key string, and the store hashes a string it has seen before.
+  const storeKeys = new WeakMap<readonly string[], readonly string[]>();
+  const storeKeysOf = (keys: readonly string[]): readonly string[] => {
+    if (!Object.isFrozen(keys)) return keys.map((_, level) => keyOf(keys, level));
+    let known = storeKeys.get(keys);
+    if (known === undefined) {
+      known = keys.map((_, level) => keyOf(keys, level));
+      storeKeys.set(keys, known);
+    }
+    return known;
+  };
 
   return {
     limit,
     async consume(keys, cost = 1) {
       const now = clock.now().getTime();
       try {
-        for (let level = 0; level < keys.length; level++) {
-          const key = keyOf(keys, level);
+        const levels = storeKeysOf(keys);
+        for (let level = 0; level < levels.length; level++) {
+          const key = levels[level] as string;
           try {
-            const hit = await store.hit(key, { windowMs, now, cost, ...conditional });
+            const hit = await store.hit(
+              key,
+              countRefused ? { windowMs, now, cost } : { windowMs, now, cost, limit },
+            );
             if (outageSince !== undefined) {
               logger.info({ budget, outageMs: now - outageSince }, 'rate-limit store recovered');
               outageSince = undefined;

@@ -55,6 +55,11 @@ export interface TokenService {
     emailVerified: boolean;
   }): Promise<{ token: string; claims: AccessClaims }>;
   verifyAccessToken(token: string): Promise<AccessClaims>;
+  /**
+   * The claims of an access token verified before and not expired since (a copy), or `undefined`: what
+   * `verifyAccessToken` would answer without verifying again, without waiting.
+   */
+  verifiedAccessClaims(token: string): AccessClaims | undefined;
   /** Deterministic: the same fields always give the same token (HS256). */
   signRefreshToken(fields: RefreshTokenFields): Promise<string>;
   verifyRefreshToken(token: string): Promise<RefreshClaims>;
@@ -103,6 +108,7 @@ function cryptoKeys(algorithm: keyof typeof WEBCRYPTO_ALGORITHM) {
 interface VerifiedToken {
   claims: AccessClaims;
   expiresAtMs: number;
+  issuedAtMs: number;
 }
 
 /** jose's default: no clock tolerance, so a token is never used before its `iat`. */
@@ -238,6 +244,18 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     };
   }
 
+  /** See {@link TokenService.verifiedAccessClaims}. */
+  function verifiedAccessClaims(token: string): AccessClaims | undefined {
+    // A token verified before is the same token (the map is keyed by all of it, signature included):
+    // its claims are reused until it expires, at most VERIFIED_CACHE_SIZE tokens, oldest out first.
+    const known = typeof token === 'string' ? verified.get(token) : undefined;
+    if (known === undefined) return undefined;
+    const now = clock.now().getTime();
+    if (now < known.expiresAtMs && now >= known.issuedAtMs - CLOCK_TOLERANCE_MS) return { ...known.claims };
+    verified.delete(token);
+    return undefined;
+  }
+
   async function verifyAccess(token: string): Promise<AccessClaims> {
     const { payload, ...claims } = await verify(token, 'access');
     // Tokens signed before roles existed (1.0) carry none: they get the least, `member`. Admin
@@ -310,17 +328,17 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
       };
     },
 
+    verifiedAccessClaims,
+
     async verifyAccessToken(token) {
-      // A token verified before is the same token (the map is keyed by all of it, signature included):
-      // its claims are reused until it expires, at most VERIFIED_CACHE_SIZE tokens, oldest out first.
-      const now = clock.now().getTime();
-      const known = typeof token === 'string' ? verified.get(token) : undefined;
-      if (known && now < known.expiresAtMs && now >= known.claims.issuedAt.getTime() - CLOCK_TOLERANCE_MS) {
-        return { ...known.claims };
-      }
-      if (known) verified.delete(token);
+      const known = verifiedAccessClaims(token);
+      if (known) return known;
       const claims = await verifyAccess(token);
-      verified.set(token, { claims, expiresAtMs: claims.expiresAt.getTime() });
+      verified.set(token, {
+        claims,
+        expiresAtMs: claims.expiresAt.getTime(),
+        issuedAtMs: claims.issuedAt.getTime(),
+      });
       if (verified.size > VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
       return { ...claims };
     },
