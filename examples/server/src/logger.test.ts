@@ -1,6 +1,7 @@
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { authEventLogger } from './auth-log.js';
-import { createLogger, withoutRedaction } from './logger.js';
+import { createLogger, infoLineWriter, isoTime, lineBatch, withoutRedaction } from './logger.js';
 
 /** A batching destination: lines wait in `buffer` until `flush()` moves them to `written`. */
 function batchingDestination() {
@@ -101,5 +102,83 @@ describe('the server logger', () => {
     const logger = createLogger({ level: 'info', destination: { write: (l: string) => lines.push(l) } });
     logger.warn('w');
     expect(lines.map((l) => JSON.parse(l).level)).toEqual(['warn']);
+  });
+
+  it('writes an info line with infoLineWriter byte for byte as pino writes logger.info(fields, msg)', () => {
+    const fields = {
+      event: 'request',
+      requestId: '0b4c9a4e-6a0e-4c8e-9f7d-2f1c7e5b2a10',
+      method: 'GET',
+      path: '/api/v1/a"b\\c\u0001\u2028é😀',
+      status: 200,
+      ms: 0.4,
+      ip: '::ffff:127.0.0.1',
+      'odd "key"': -3,
+      big: 1e21,
+      small: 5e-7,
+      nan: Number.NaN,
+    };
+    // A pino logger like the server's, with a fixed time so two lines can be compared whole.
+    const lines: string[] = [];
+    const logger = pino(
+      {
+        base: { service: 'tenant-auth-server', version: '1"1' },
+        timestamp: () => ',"time":"2026-11-26T00:00:00.000Z"',
+        formatters: { level: (label) => ({ level: label }) },
+      },
+      { write: (l: string) => lines.push(l) },
+    );
+    for (const target of [logger, logger.child({ component: 'http' }), withoutRedaction(logger)]) {
+      lines.length = 0;
+      target.info(fields, 'request "line"');
+      infoLineWriter(target)(fields, 'request "line"');
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toBe(lines[0]);
+    }
+    // The server's own logger: the same keys in the same order, and a time pino would have written.
+    const destination = batchingDestination();
+    const server = withoutRedaction(createLogger({ level: 'info', destination }));
+    server.info(fields, 'request');
+    infoLineWriter(server)(fields, 'request');
+    destination.flush();
+    const [viaPino, viaWriter] = destination.written.map((l) => JSON.parse(l));
+    expect(Object.keys(viaWriter)).toEqual(Object.keys(viaPino));
+    expect({ ...viaWriter, time: 0 }).toEqual({ ...viaPino, time: 0 });
+    expect(new Date(viaWriter.time).toISOString()).toBe(viaWriter.time);
+  });
+
+  it('writes nothing with infoLineWriter while info is off', () => {
+    const destination = batchingDestination();
+    const logger = createLogger({ level: 'warn', destination });
+    const write = infoLineWriter(logger);
+    write({ event: 'request' }, 'request');
+    logger.level = 'info';
+    write({ event: 'request' }, 'again');
+    destination.flush();
+    expect(destination.written.map((l) => JSON.parse(l).msg)).toEqual(['again']);
+  });
+
+  it('gives the ISO time of the current millisecond', () => {
+    const before = Date.now();
+    const [, text] = /^,"time":"(.*)"$/.exec(isoTime()) ?? [];
+    const after = Date.now();
+    const ms = new Date(text ?? '').getTime();
+    expect(new Date(ms).toISOString()).toBe(text);
+    expect(ms).toBeGreaterThanOrEqual(before);
+    expect(ms).toBeLessThanOrEqual(after);
+  });
+
+  it('hands lines to the writer in order, in batches of about 4 KiB, and whatever is pending at a flush', () => {
+    const chunks: string[] = [];
+    const batch = lineBatch((chunk) => chunks.push(chunk));
+    const line = (i: number) => `{"i":"${String(i).padStart(3, '0')}","pad":"${'x'.repeat(79)}"}\n`;
+    for (let i = 0; i < 100; i++) batch.write(line(i));
+    // 100 lines of 100 characters: two batches of 41 lines (the first 4,100 characters), 18 held back.
+    expect(line(0)).toHaveLength(100);
+    expect(chunks.map((c) => c.length)).toEqual([4100, 4100]);
+    batch.flush();
+    batch.flush();
+    expect(chunks).toHaveLength(3);
+    expect(chunks.join('')).toBe(Array.from({ length: 100 }, (_, i) => line(i)).join(''));
   });
 });
