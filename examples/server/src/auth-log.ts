@@ -1,11 +1,10 @@
 import type { AuthEvent } from 'tenant-auth-core';
 import { type Logger, withoutRedaction } from './logger.js';
-import { currentRequest } from './request-log.js';
 
 /**
  * An `onEvent` hook for `createTenantAuth` that writes one log line per authentication event. Only the
  * listed fields are copied, so nothing else a future event might carry reaches the log unnoticed. The
- * request id and, when the event has none, the client IP come from the request being handled.
+ * request id and the client IP are the event's own: tenant-auth-koa passes both to every call it makes.
  *
  * @example createTenantAuth({ ..., onEvent: authEventLogger(logger) });
  */
@@ -13,15 +12,14 @@ export function authEventLogger(logger: Logger): (event: AuthEvent) => void {
   // Only the fields below, all ids, reasons and counts: the line needs no redaction.
   const out = withoutRedaction(logger);
   return (event) => {
-    const request = currentRequest.getStore();
     const line = {
       event: event.type,
-      requestId: event.requestId ?? request?.requestId,
+      requestId: event.requestId,
       tenantId: event.tenantId,
       actorId: event.actorId,
       subjectId: event.subjectId,
       sessionId: event.sessionId,
-      ip: event.ipAddress ?? request?.ip,
+      ip: event.ipAddress,
       ...(event.type === 'login_failed' ? { reason: event.reason } : {}),
       ...(event.type === 'sessions_revoked' ? { count: event.count } : {}),
       ...(event.type === 'rate_limited' ? { budget: event.budget } : {}),

@@ -1,29 +1,17 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
-import type { Logger } from './logger.js';
-
-/** What is known about the request being handled, for log lines written deeper down. */
-export interface RequestInfo {
-  requestId: string;
-  ip: string;
-}
-
-/**
- * The current request, for code that has no `ctx` (such as core's auth event hook).
- *
- * @example const ip = currentRequest.getStore()?.ip;
- */
-export const currentRequest = new AsyncLocalStorage<RequestInfo>();
+import { infoLineWriter, type Logger } from './logger.js';
 
 /**
  * One log line per request: method, path (never the query string, which may hold secrets), status,
  * duration, client IP as Koa sees it (so `TRUST_PROXY` applies), and a request id that is also sent
- * back in `X-Request-Id` (tenant-auth-koa reuses that id for its events). Put it first.
+ * back in `X-Request-Id` (tenant-auth-koa reuses that id, and passes it to core with the client IP, so
+ * every authentication event names its request). Put it first.
  *
  * @example app.use(requestLog(logger));
  */
 export function requestLog(logger: Logger): Koa.Middleware {
+  const info = infoLineWriter(logger);
   return async (ctx, next) => {
     const started = performance.now();
     const requestId = randomUUID();
@@ -31,7 +19,7 @@ export function requestLog(logger: Logger): Koa.Middleware {
     ctx.set('X-Request-Id', requestId);
     let failed = false;
     try {
-      await currentRequest.run({ requestId, ip: ctx.ip }, next);
+      await next();
     } catch (err) {
       failed = true;
       throw err;
@@ -48,7 +36,7 @@ export function requestLog(logger: Logger): Koa.Middleware {
         ip: ctx.ip,
       };
       if (status >= 500) logger.error(line, 'request');
-      else logger.info(line, 'request');
+      else info(line, 'request');
     }
   };
 }
