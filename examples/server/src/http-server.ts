@@ -27,14 +27,16 @@ export async function listen(app: Koa, port: number, host?: string): Promise<Htt
   let closing = false;
   const inFlight = new Set<ServerResponse>();
   const handler = app.callback();
+  // One listener function for every response ('close' comes once): no closure per request.
+  function onResponseClose(this: ServerResponse) {
+    inFlight.delete(this);
+    // A keep-alive connection whose last request just ended would otherwise hold the close up.
+    if (closing) setImmediate(() => server.closeIdleConnections());
+  }
   const server = createServer((req, res) => {
     if (closing) res.setHeader('Connection', 'close');
     inFlight.add(res);
-    res.once('close', () => {
-      inFlight.delete(res);
-      // A keep-alive connection whose last request just ended would otherwise hold the close up.
-      if (closing) setImmediate(() => server.closeIdleConnections());
-    });
+    res.on('close', onResponseClose);
     void handler(req, res);
   });
   // Requests Node's parser refuses before Koa sees them (a head over 16 KiB, a raw non-ASCII byte in the
