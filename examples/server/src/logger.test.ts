@@ -168,17 +168,17 @@ describe('the server logger', () => {
     expect(ms).toBeLessThanOrEqual(after);
   });
 
-  it('hands lines to the writer in order, in batches of about 4 KiB, and whatever is pending at a flush', () => {
+  it('hands lines to the writer in order, in batches of about 16 KiB, and whatever is pending at a flush', () => {
     const chunks: string[] = [];
     const batch = lineBatch((chunk) => chunks.push(chunk));
     const line = (i: number) => `{"i":"${String(i).padStart(3, '0')}","pad":"${'x'.repeat(79)}"}\n`;
-    for (let i = 0; i < 100; i++) batch.write(line(i));
-    // 100 lines of 100 characters: two batches of 41 lines (the first 4,100 characters), 18 held back.
+    for (let i = 0; i < 400; i++) batch.write(line(i));
+    // 400 lines of 100 characters: two batches of 164 lines (the first 16,400 characters), 72 held back.
     expect(line(0)).toHaveLength(100);
-    expect(chunks.map((c) => c.length)).toEqual([4100, 4100]);
+    expect(chunks.map((c) => c.length)).toEqual([16_400, 16_400]);
     batch.flush();
     batch.flush();
     expect(chunks).toHaveLength(3);
-    expect(chunks.join('')).toBe(Array.from({ length: 100 }, (_, i) => line(i)).join(''));
+    expect(chunks.join('')).toBe(Array.from({ length: 400 }, (_, i) => line(i)).join(''));
   });
 });
