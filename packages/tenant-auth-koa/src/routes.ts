@@ -378,11 +378,15 @@ export function createRoutes(settings: RouteSettings): RouteDefinition[] {
 
   const { health } = settings;
   if (health) {
+    // Two constant answers, serialised once.
+    const healthy = JSON.stringify({ status: 'ok', database: 'ok' });
+    const degraded = JSON.stringify({ status: 'degraded', database: 'unavailable' });
     const answer = (ctx: Context, ok: boolean) => {
       noStore(ctx);
       if (!ok) ctx.set('Retry-After', String(health.retryAfterSeconds));
       ctx.status = ok ? 200 : 503;
-      ctx.body = ok ? { status: 'ok', database: 'ok' } : { status: 'degraded', database: 'unavailable' };
+      ctx.set('Content-Type', 'application/json; charset=utf-8');
+      ctx.body = ok ? healthy : degraded;
     };
     // The answer of the last ping while it is fresh, at once; otherwise after the ping.
     const handler = (ctx: Context): Promise<void> | void => {
