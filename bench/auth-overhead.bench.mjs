@@ -2,7 +2,7 @@
 // requireAuth() in front of it (a bearer access token, HS256, session checks off: the default). A third
 // route, behind requireAuth() under the /api/v1 prefix, shows what tenant-auth-koa's middleware() stack
 // adds on top (request id, security headers, CORS, the general rate-limit budget, body handling, routing):
-// reported, no target. Interleaved over two rounds, the second in reverse order; memory stores, no database.
+// reported, no target. Interleaved in six turns, every other one in reverse order; memory stores, no database.
 import { fileURLToPath } from 'node:url';
 import { addRow, assertClean, fmt, interleaved, main, startScript } from './lib/harness.mjs';
 

@@ -1,8 +1,8 @@
 // Authenticated read on the reference server (PostgreSQL): GET /api/v1/health and GET /api/v1/tenants/me
 // with a bearer token, 50 connections, against the ceiling measured in the same run: bare Koa (the
-// server's own Koa and Node) answering a constant JSON body on GET /. The phases are interleaved over two
-// rounds (ceiling, health, me, me, health, ceiling), so drift of the shared machine hits every side
-// alike. The load generator (autocannon) runs in this process, on the same cores, for every phase alike.
+// server's own Koa and Node) answering a constant JSON body on GET /. The phases are interleaved in six
+// turns (ceiling, health, me, me, health, ceiling, ...), so drift and bursts of the shared machine hit
+// every side alike. The load generator (autocannon) runs in this process, on the same cores, for every phase alike.
 import { fileURLToPath } from 'node:url';
 import {
   addRow,

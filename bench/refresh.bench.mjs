@@ -2,8 +2,8 @@
 // reference server, PostgreSQL), each of 16 clients rotating its own session's token as fast as it is
 // answered, against the same SQL sent with the `pg` driver directly at the same concurrency (16 chains, a
 // pool of 10 connections like the server's): the session by hash with its user, then the conditional update
-// that rotates and writes the refresh's audit record, on the same tables. Two interleaved rounds, the second
-// in reverse order. The HTTP side sends over one lean keep-alive connection per chain (harness
+// that rotates and writes the refresh's audit record, on the same tables. Six interleaved turns, every other
+// one in reverse order. The HTTP side sends over one lean keep-alive connection per chain (harness
 // `rawConnection`, about half of `node:http`'s client CPU a request or less): on two shared cores, the load
 // generator's CPU is taken from the server it measures, while the baseline's `pg` client is part of what the
 // baseline does. Also reports refreshes per CPU-second of the server process (refreshes/s per core) and of
@@ -17,6 +17,7 @@ import {
   createThrowawayDatabase,
   DURATION,
   expectStatus,
+  FAST_ROUNDS,
   http,
   inRounds,
   main,
@@ -30,7 +31,7 @@ import {
 } from './lib/harness.mjs';
 
 const CHAINS = 16;
-const ROUNDS = 2;
+const ROUNDS = FAST_ROUNDS;
 const TARGET = 0.5;
 
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');

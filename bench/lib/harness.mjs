@@ -36,6 +36,13 @@ export const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgr
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Seconds of load per measured phase (each benchmark scales its phases from it). */
 export const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+/**
+ * Turns each side of a fast benchmark takes (read, auth overhead, refresh, rate-limit store), the phase's
+ * seconds split among them: the finer the turns, the more alike the share of the shared machine's bursts
+ * each side gets (the authenticated read's ratio spread 0.35 to 0.59 over four runs with two turns, 0.49
+ * to 0.54 with six). Slow operations (logins, registrations) keep two: a turn must outlast their latency.
+ */
+export const FAST_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 /** bcrypt cost of the password benchmarks (the production default of tenant-auth). */
 export const BCRYPT_COST = Number(process.env.BENCH_BCRYPT_COST ?? 12);
 
@@ -754,7 +761,7 @@ export async function inRounds(phases, rounds) {
  * round (warm-up only before its first round). Returns per phase: rps over all its rounds (2xx only), the
  * rounds' rps, mean p50/p99, errors, and the CPU seconds of `pid` spent in its rounds.
  */
-export async function interleaved(phases, { rounds = 2, duration = DURATION } = {}) {
+export async function interleaved(phases, { rounds = FAST_ROUNDS, duration = DURATION } = {}) {
   const out = {};
   for (const name of Object.keys(phases)) {
     out[name] = {
