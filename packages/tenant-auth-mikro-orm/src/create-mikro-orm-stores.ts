@@ -7,23 +7,29 @@ import { mikroOrmOutboxStore } from './stores/mikro-orm-outbox-store.js';
 import { mikroOrmSessionStore } from './stores/mikro-orm-session-store.js';
 import { mikroOrmTenantStore } from './stores/mikro-orm-tenant-store.js';
 import { mikroOrmUserStore } from './stores/mikro-orm-user-store.js';
+import { type SqlScope, sqlScopeOf } from './stores/sql.js';
 import { toStoreError } from './to-store-error.js';
 
-function storesOn(em: () => EntityManager): TransactionStores {
+/**
+ * The stores on `em` (an entity manager per operation: a fresh fork, or the transaction's) and `scope` (where
+ * their SQL statements run).
+ */
+function storesOn(em: () => EntityManager, scope: () => SqlScope): TransactionStores {
   return {
-    tenants: mikroOrmTenantStore(em),
-    users: mikroOrmUserStore(em),
-    sessions: mikroOrmSessionStore(em),
-    oneTimeTokens: mikroOrmOneTimeTokenStore(em),
-    outbox: mikroOrmOutboxStore(em),
-    auditEvents: mikroOrmAuditEventStore(em),
+    tenants: mikroOrmTenantStore(em, scope),
+    users: mikroOrmUserStore(em, scope),
+    sessions: mikroOrmSessionStore(em, scope),
+    oneTimeTokens: mikroOrmOneTimeTokenStore(em, scope),
+    outbox: mikroOrmOutboxStore(em, scope),
+    auditEvents: mikroOrmAuditEventStore(em, scope),
   };
 }
 
 /**
  * Every tenant-auth store on the application's MikroORM (PostgreSQL or PGlite), or on one of its entity
  * managers: what `createTenantAuth({ stores })` takes. The stores fork the entity manager for every
- * operation and never initialise, connect or close the ORM, so this is safe to call before the ORM has
+ * operation that uses its entity API, run their SQL in no transaction of the application's (or in their
+ * own `transaction()`), and never initialise, connect or close the ORM, so this is safe to call before the ORM has
  * connected (`new MikroORM(...)` is enough). Guarantees are in SQL: unique constraints decide emails and
  * slugs, rotation is one conditional `UPDATE`, consuming a one-time token is one `DELETE ... RETURNING`,
  * `tenants.lock` is `SELECT ... FOR UPDATE`, outbox claims skip each other's rows (`FOR UPDATE SKIP
@@ -38,14 +44,26 @@ function storesOn(em: () => EntityManager): TransactionStores {
  */
 export function createMikroOrmStores(source: EntityManagerSource): TenantAuthStores {
   const root = rootEntityManager(source);
+  // A statement outside a transaction runs on the root's connection in no transaction, as on a fresh fork
+  // of it (which is what the entity operations get), without making one: forking was a tenth of the
+  // stores' own work on the refresh path.
+  const outside: SqlScope = { em: root, transaction: undefined };
   return {
-    ...storesOn(() => root.fork()),
+    ...storesOn(
+      () => root.fork(),
+      () => outside,
+    ),
     async transaction(fn) {
       let failedInside = false;
       try {
         return await root.fork().transactional(async (em) => {
           try {
-            return await fn(storesOn(() => em));
+            return await fn(
+              storesOn(
+                () => em,
+                () => sqlScopeOf(em),
+              ),
+            );
           } catch (err) {
             failedInside = true;
             throw err;

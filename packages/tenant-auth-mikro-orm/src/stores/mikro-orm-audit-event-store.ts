@@ -5,7 +5,7 @@ import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import type { AuditEventQuery, AuditEventStore } from './core-types.js';
 import { AUDIT_EVENT_COLUMNS, type AuditEventRow, toAuditEvent } from './rows.js';
-import { affectedRows, checkBatchSize, selectRows } from './sql.js';
+import { affectedRows, checkBatchSize, type SqlScope, selectRows } from './sql.js';
 
 /** One branch of a page: the tenant's events matching `where`, newest first, at most `limit`. */
 function page(table: string, where: string[], params: unknown[], query: AuditEventQuery) {
@@ -35,7 +35,7 @@ function page(table: string, where: string[], params: unknown[], query: AuditEve
  * one `actor_id = ? OR subject_id = ?` scan would collect and sort every event of the user. Retention
  * deletes in batches through the `at` index, skipping locked rows.
  */
-export function mikroOrmAuditEventStore(em: () => EntityManager): AuditEventStore {
+export function mikroOrmAuditEventStore(em: () => EntityManager, scope: () => SqlScope): AuditEventStore {
   return {
     async append(event) {
       try {
@@ -61,8 +61,8 @@ export function mikroOrmAuditEventStore(em: () => EntityManager): AuditEventStor
       if (!isUuid(tenantId)) return [];
       if (query.before !== undefined && !isUuid(query.before)) return [];
       if (query.userId !== undefined && !isUuid(query.userId)) return [];
-      const scoped = em();
-      const table = qualifiedTableName(scoped, tenantAuthAuditEventSchema);
+      const scoped = scope();
+      const table = qualifiedTableName(scoped.em, tenantAuthAuditEventSchema);
       let statement: { sql: string; params: unknown[] };
       if (query.userId === undefined) {
         statement = page(table, [], [tenantId], query);
@@ -85,8 +85,8 @@ export function mikroOrmAuditEventStore(em: () => EntityManager): AuditEventStor
 
     async deleteOlderThan({ before, batchSize }) {
       checkBatchSize(batchSize);
-      const scoped = em();
-      const table = qualifiedTableName(scoped, tenantAuthAuditEventSchema);
+      const scoped = scope();
+      const table = qualifiedTableName(scoped.em, tenantAuthAuditEventSchema);
       // The batch is joined on the primary key (tenant_id, id), so the DELETE finds its rows by key.
       const sql = `delete from ${table} as event using (
     select tenant_id, id from ${table} where at < ?::timestamptz

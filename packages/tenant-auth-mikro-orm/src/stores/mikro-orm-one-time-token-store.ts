@@ -5,7 +5,7 @@ import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import type { OneTimeToken, OneTimeTokenStore } from './core-types.js';
 import { ONE_TIME_TOKEN_COLUMNS, type OneTimeTokenRow, toOneTimeToken } from './rows.js';
-import { affectedRows, checkBatchSize, selectRows } from './sql.js';
+import { affectedRows, checkBatchSize, type SqlScope, selectRows, sqlScopeOf } from './sql.js';
 
 /**
  * @internal `OneTimeTokenStore` on MikroORM. Issuing is one statement (a `DELETE` of the older tokens of
@@ -14,9 +14,10 @@ import { affectedRows, checkBatchSize, selectRows } from './sql.js';
  * the database lets one delete the row, and the others find nothing. Lookups by hash go through the unique
  * index on `token_hash`; cleanup deletes in batches through the `expires_at` index, skipping locked rows.
  */
-export function mikroOrmOneTimeTokenStore(em: () => EntityManager): OneTimeTokenStore {
+export function mikroOrmOneTimeTokenStore(em: () => EntityManager, scope: () => SqlScope): OneTimeTokenStore {
   return {
     async issue(token: OneTimeToken): Promise<void> {
+      // An entity manager of its own: the issue runs in a transaction, the caller's or a new one.
       const scoped = em();
       const table = qualifiedTableName(scoped, tenantAuthOneTimeTokenSchema);
       // The subject: an address in a tenant for an invitation, a user for the other kinds.
@@ -36,8 +37,9 @@ values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz)`;
       // take turns, and the statement after it sees the other's committed row.
       const subjectKey = `tenant-auth/one-time-token/${token.tenantId}/${token.kind}/${token.kind === 'invitation' ? token.email : String(token.userId)}`;
       const write = async (tx: EntityManager) => {
-        await selectRows(tx, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [subjectKey]);
-        await affectedRows(tx, sql, params);
+        const inTransaction = sqlScopeOf(tx);
+        await selectRows(inTransaction, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [subjectKey]);
+        await affectedRows(inTransaction, sql, params);
       };
       const params = [
         token.tenantId,
@@ -77,8 +79,8 @@ values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz)`;
     },
 
     async consume(kind, tokenHash, now) {
-      const scoped = em();
-      const table = qualifiedTableName(scoped, tenantAuthOneTimeTokenSchema);
+      const scoped = scope();
+      const table = qualifiedTableName(scoped.em, tenantAuthOneTimeTokenSchema);
       try {
         const rows = await selectRows<OneTimeTokenRow>(
           scoped,
@@ -127,8 +129,8 @@ returning ${ONE_TIME_TOKEN_COLUMNS}`,
 
     async deleteExpired({ expiredBefore, batchSize }) {
       checkBatchSize(batchSize);
-      const scoped = em();
-      const table = qualifiedTableName(scoped, tenantAuthOneTimeTokenSchema);
+      const scoped = scope();
+      const table = qualifiedTableName(scoped.em, tenantAuthOneTimeTokenSchema);
       // The batch becomes an array, so the DELETE looks its rows up by primary key.
       const sql = `delete from ${table} where id = any(array(
     select id from ${table} where expires_at < ?::timestamptz

@@ -5,7 +5,7 @@ import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import type { OutboxMessage, OutboxStore } from './core-types.js';
 import { OUTBOX_COLUMNS, type OutboxRow, toOutboxMessage } from './rows.js';
-import { affectedRows, checkBatchSize, selectRows } from './sql.js';
+import { affectedRows, checkBatchSize, type SqlScope, selectRows } from './sql.js';
 
 /** Oldest due first, then by id: the order of a claim. */
 function byDue(a: OutboxMessage, b: OutboxMessage): number {
@@ -20,7 +20,7 @@ function byDue(a: OutboxMessage, b: OutboxMessage): number {
  * messages are found through the partial index on `next_attempt_at` of the messages that are not dead.
  * Retrying and burying change only messages that are not dead.
  */
-export function mikroOrmOutboxStore(em: () => EntityManager): OutboxStore {
+export function mikroOrmOutboxStore(em: () => EntityManager, scope: () => SqlScope): OutboxStore {
   return {
     async enqueue(message) {
       try {
@@ -44,8 +44,8 @@ export function mikroOrmOutboxStore(em: () => EntityManager): OutboxStore {
 
     async claim({ now, limit, leaseSeconds }) {
       checkBatchSize(limit, 'limit');
-      const scoped = em();
-      const table = qualifiedTableName(scoped, tenantAuthOutboxMessageSchema);
+      const scoped = scope();
+      const table = qualifiedTableName(scoped.em, tenantAuthOutboxMessageSchema);
       const lockedUntil = new Date(now.getTime() + leaseSeconds * 1000);
       const sql = `update ${table} set locked_until = ?::timestamptz, attempts = attempts + 1
 where id in (
@@ -103,8 +103,8 @@ returning ${OUTBOX_COLUMNS}`;
     },
 
     async counts() {
-      const scoped = em();
-      const table = qualifiedTableName(scoped, tenantAuthOutboxMessageSchema);
+      const scoped = scope();
+      const table = qualifiedTableName(scoped.em, tenantAuthOutboxMessageSchema);
       try {
         const rows = await selectRows<{ pending: unknown; dead: unknown; oldest: Date | string | null }>(
           scoped,
@@ -127,8 +127,8 @@ from ${table}`,
 
     async deleteDead({ deadBefore, batchSize }) {
       checkBatchSize(batchSize);
-      const scoped = em();
-      const table = qualifiedTableName(scoped, tenantAuthOutboxMessageSchema);
+      const scoped = scope();
+      const table = qualifiedTableName(scoped.em, tenantAuthOutboxMessageSchema);
       const sql = `delete from ${table} where id = any(array(
     select id from ${table} where dead_at < ?::timestamptz
     order by dead_at, id limit ? for update skip locked

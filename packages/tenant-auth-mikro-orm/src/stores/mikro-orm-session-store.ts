@@ -13,7 +13,7 @@ import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import type { AuditEvent } from './core-types.js';
 import { SESSION_COLUMNS, type SessionRow, toSession, toUser, USER_COLUMNS, type UserRow } from './rows.js';
-import { affectedRows, checkBatchSize, selectRows } from './sql.js';
+import { affectedRows, checkBatchSize, type SqlScope, selectRows } from './sql.js';
 
 /**
  * @internal `SessionStore` on MikroORM (PostgreSQL or PGlite). Every read and write is scoped by tenant in SQL.
@@ -22,7 +22,7 @@ import { affectedRows, checkBatchSize, selectRows } from './sql.js';
  * says who won. Revocations are single `UPDATE`s; cleanup deletes at most `batchSize` rows per call,
  * oldest expiry first, skipping rows locked by others.
  */
-export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
+export function mikroOrmSessionStore(em: () => EntityManager, scope: () => SqlScope): SessionStore {
   return {
     async create(session: Session): Promise<void> {
       try {
@@ -52,11 +52,11 @@ export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
 
     async findById(tenantId: string, sessionId: string): Promise<Session | null> {
       if (!isUuid(tenantId) || !isUuid(sessionId)) return null;
-      const scoped = em();
+      const scoped = scope();
       try {
         const [row] = await selectRows<SessionRow>(
           scoped,
-          `select ${SESSION_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthSessionSchema)} where id = ? and tenant_id = ?`,
+          `select ${SESSION_COLUMNS} from ${qualifiedTableName(scoped.em, tenantAuthSessionSchema)} where id = ? and tenant_id = ?`,
           [sessionId, tenantId],
         );
         return row ? toSession(row) : null;
@@ -67,15 +67,15 @@ export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
 
     async findByRefreshHash(tenantId: string, refreshHash: string): Promise<SessionWithUser | null> {
       if (!isUuid(tenantId)) return null;
-      const scoped = em();
+      const scoped = scope();
       try {
         // The refresh hot path: one statement through the two hash indexes, the user by primary key in
         // the same statement (as one JSON value, in the columns the user store reads), no unit of work.
         const rows = await selectRows<SessionRow & { user: UserRow | string | null }>(
           scoped,
           `select s.*, (select row_to_json(u) from (select ${USER_COLUMNS}
-    from ${qualifiedTableName(scoped, tenantAuthUserSchema)} where id = s."userId" and tenant_id = s."tenantId") u) as "user"
-  from (select ${SESSION_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthSessionSchema)}
+    from ${qualifiedTableName(scoped.em, tenantAuthUserSchema)} where id = s."userId" and tenant_id = s."tenantId") u) as "user"
+  from (select ${SESSION_COLUMNS} from ${qualifiedTableName(scoped.em, tenantAuthSessionSchema)}
     where tenant_id = ? and (refresh_hash = ? or previous_refresh_hash = ?) limit 2) s`,
           [tenantId, refreshHash, refreshHash],
         );
@@ -98,12 +98,12 @@ export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
       event?: AuditEvent,
     ) {
       if (!isUuid(tenantId) || !isUuid(sessionId)) return false;
-      const scoped = em();
+      const scoped = scope();
       // Compare-and-set in one statement: the row lock serialises racing rotations, and the rows changed
       // say who won. The WHERE clause pins the current hash to the expected one, so that is what becomes
       // the previous hash. The audit event, if any, is inserted by the same statement from the updated
       // row: it exists if and only if the rotation happened.
-      const update = `update ${qualifiedTableName(scoped, tenantAuthSessionSchema)} set
+      const update = `update ${qualifiedTableName(scoped.em, tenantAuthSessionSchema)} set
   refresh_hash = ?, previous_refresh_hash = ?, refresh_jti = ?, refresh_issued_at = ?::timestamptz,
   refresh_expires_at = ?::timestamptz, expires_at = ?::timestamptz, last_used_at = ?::timestamptz,
   rotated_at = ?::timestamptz
@@ -127,7 +127,7 @@ export function mikroOrmSessionStore(em: () => EntityManager): SessionStore {
           scoped,
           `with rotated as (${update} returning id),
 audited as (
-  insert into ${qualifiedTableName(scoped, tenantAuthAuditEventSchema)}
+  insert into ${qualifiedTableName(scoped.em, tenantAuthAuditEventSchema)}
     (id, tenant_id, type, at, actor_id, subject_id, session_id, ip_address, user_agent, request_id)
   select ?, ?, ?, ?::timestamptz, ?, ?, ?, ?, ?, ? from rotated
 )
@@ -212,8 +212,8 @@ select count(*) as rotated from rotated`,
     }): Promise<number> {
       const { expiredBefore, revokedBefore, batchSize } = options;
       checkBatchSize(batchSize);
-      const scoped = em();
-      const table = qualifiedTableName(scoped, tenantAuthSessionSchema);
+      const scoped = scope();
+      const table = qualifiedTableName(scoped.em, tenantAuthSessionSchema);
       // Oldest expiry first across both kinds: every expired row expires before every revoked-but-unexpired
       // one, so each part only needs its own first `batchSize` rows. Each part is an index range scan
       // (expires_at, revoked_at); rows another cleanup has locked are skipped, not waited for. The batch is

@@ -4,15 +4,16 @@ import { tenantAuthTenantSchema } from '../entities/tenant.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import { TENANT_COLUMNS, type TenantRow, toTenant } from './rows.js';
-import { selectRows } from './sql.js';
+import { type SqlScope, selectRows } from './sql.js';
 
 /**
  * @internal `TenantStore` on MikroORM. `em()` gives a fresh fork for each operation, or the entity
- * manager of the transaction the store is bound to. `lock` is `SELECT ... FOR UPDATE` on the tenant row,
+ * manager of the transaction the store is bound to; `scope()` where its SQL runs (no transaction, or that
+ * one). `lock` is `SELECT ... FOR UPDATE` on the tenant row,
  * held until that transaction ends; `delete` is one `DELETE` whose foreign keys cascade to the tenant's
  * users, sessions, one-time tokens and audit events.
  */
-export function mikroOrmTenantStore(em: () => EntityManager): TenantStore {
+export function mikroOrmTenantStore(em: () => EntityManager, scope: () => SqlScope): TenantStore {
   return {
     async create(tenant: Tenant) {
       try {
@@ -28,12 +29,12 @@ export function mikroOrmTenantStore(em: () => EntityManager): TenantStore {
     },
     async findById(tenantId) {
       if (!isUuid(tenantId)) return null;
-      const scoped = em();
+      const scoped = scope();
       try {
         // On every authenticated read of a tenant: one statement, no unit of work.
         const [row] = await selectRows<TenantRow>(
           scoped,
-          `select ${TENANT_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthTenantSchema)} where id = ?`,
+          `select ${TENANT_COLUMNS} from ${qualifiedTableName(scoped.em, tenantAuthTenantSchema)} where id = ?`,
           [tenantId],
         );
         return row ? toTenant(row) : null;
@@ -43,14 +44,14 @@ export function mikroOrmTenantStore(em: () => EntityManager): TenantStore {
     },
     async lock(tenantId) {
       if (!isUuid(tenantId)) return false;
-      const scoped = em();
+      const scoped = scope();
       try {
         const rows = await selectRows(
           scoped,
           // NO KEY UPDATE: lockers of the tenant wait for each other, but the foreign-key checks of every
           // insert under the tenant (sessions, audit events: FOR KEY SHARE) do not wait for them, and a
           // member removal cannot deadlock against a refresh.
-          `select id from ${qualifiedTableName(scoped, tenantAuthTenantSchema)} where id = ? for no key update`,
+          `select id from ${qualifiedTableName(scoped.em, tenantAuthTenantSchema)} where id = ? for no key update`,
           [tenantId],
         );
         return rows.length === 1;

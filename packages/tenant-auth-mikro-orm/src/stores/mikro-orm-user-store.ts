@@ -4,7 +4,7 @@ import { tenantAuthUserSchema } from '../entities/user.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
 import { toUser, USER_COLUMNS, type UserRow } from './rows.js';
-import { selectRows } from './sql.js';
+import { type SqlScope, selectRows } from './sql.js';
 
 /**
  * @internal `UserStore` on MikroORM. Uniqueness of the email is decided by its unique constraint, so
@@ -12,7 +12,7 @@ import { selectRows } from './sql.js';
  * one `UPDATE` or `DELETE` scoped by tenant; deleting a user cascades (foreign keys) to its sessions and
  * the one-time tokens issued for it.
  */
-export function mikroOrmUserStore(em: () => EntityManager): UserStore {
+export function mikroOrmUserStore(em: () => EntityManager, scope: () => SqlScope): UserStore {
   const update = async (
     tenantId: string,
     userId: string,
@@ -43,11 +43,11 @@ export function mikroOrmUserStore(em: () => EntityManager): UserStore {
       }
     },
     async findByEmail(email) {
-      const scoped = em();
+      const scoped = scope();
       try {
         const [row] = await selectRows<UserRow>(
           scoped,
-          `select ${USER_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthUserSchema)} where email = ?`,
+          `select ${USER_COLUMNS} from ${qualifiedTableName(scoped.em, tenantAuthUserSchema)} where email = ?`,
           [email],
         );
         return row ? toUser(row) : null;
@@ -58,12 +58,12 @@ export function mikroOrmUserStore(em: () => EntityManager): UserStore {
     setPasswordHash: (tenantId, userId, passwordHash) => update(tenantId, userId, { passwordHash }),
     async findById(tenantId, userId) {
       if (!isUuid(tenantId) || !isUuid(userId)) return null;
-      const scoped = em();
+      const scoped = scope();
       try {
         // On every role check: one statement, no unit of work.
         const [row] = await selectRows<UserRow>(
           scoped,
-          `select ${USER_COLUMNS} from ${qualifiedTableName(scoped, tenantAuthUserSchema)} where id = ? and tenant_id = ?`,
+          `select ${USER_COLUMNS} from ${qualifiedTableName(scoped.em, tenantAuthUserSchema)} where id = ? and tenant_id = ?`,
           [userId, tenantId],
         );
         return row ? toUser(row) : null;
