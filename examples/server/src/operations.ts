@@ -17,9 +17,11 @@ export interface OperationsOptions {
   prefix: string;
 }
 
-/** Whether `path` is tenant-auth-koa's (the prefix or below it). */
+/** Whether `path` is tenant-auth-koa's (the prefix or below it); builds no string, as it runs on every request. */
 function isUnder(path: string, prefix: string): boolean {
-  return prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+  return (
+    path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f)
+  );
 }
 
 /** Compares in constant time whatever the lengths (both sides are hashed first). */

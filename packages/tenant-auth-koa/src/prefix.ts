@@ -13,7 +13,11 @@ export function normalizePrefix(value: unknown): string {
   return prefix;
 }
 
-/** @internal Whether `path` is the prefix itself or below it. */
+/** @internal Whether `path` is the prefix itself or below it (runs on every request: builds no string). */
 export function isUnderPrefix(path: string, prefix: string): boolean {
-  return prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+  return (
+    path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === SLASH)
+  );
 }
+
+const SLASH = 0x2f;

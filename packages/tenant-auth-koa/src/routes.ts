@@ -54,7 +54,7 @@ export const STRICT_ROUTES: ReadonlySet<string> = new Set([
 ]);
 
 function noStore(ctx: Context): void {
-  ctx.set('Cache-Control', 'no-store');
+  if (!ctx.res.headersSent) ctx.res.setHeader('Cache-Control', 'no-store');
 }
 
 /** The JSON body as an object of unknown values; core validates each value. */
@@ -385,7 +385,7 @@ export function createRoutes(settings: RouteSettings): RouteDefinition[] {
       noStore(ctx);
       if (!ok) ctx.set('Retry-After', String(health.retryAfterSeconds));
       ctx.status = ok ? 200 : 503;
-      ctx.set('Content-Type', 'application/json; charset=utf-8');
+      ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
       ctx.body = ok ? healthy : degraded;
     };
     // The answer of the last ping while it is fresh, at once; otherwise after the ping.
