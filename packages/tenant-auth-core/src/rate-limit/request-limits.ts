@@ -6,7 +6,7 @@ import { clientKeys } from './client-ip-key.js';
 import { createLoginThrottle, type LoginThrottle } from './login-throttle.js';
 import type { ClientBudget, RateLimitResult } from './rate-limit-result.js';
 import type { RateLimitStore } from './rate-limit-store.js';
-import { createRateLimiter, rateLimited, type StoreErrorPolicy } from './rate-limiter.js';
+import { type Consumed, createRateLimiter, rateLimited, type StoreErrorPolicy } from './rate-limiter.js';
 
 /** @internal The resolved rate-limit settings (see `RateLimitOptions`). */
 export interface RequestLimitSettings {
@@ -39,6 +39,12 @@ export interface RequestLimits {
    * is down: the per-client budgets still hold.
    */
   mailbox(normalisedEmail: string, context: RequestContext): Promise<RateLimitResult>;
+}
+
+/** A budget's answer without the store key it was counted under (written out: this runs on every request). */
+function publicResult(consumed: Consumed): RateLimitResult {
+  const { budget, allowed, limit, remaining, resetSeconds, retryAfterSeconds } = consumed;
+  return { budget, allowed, limit, remaining, resetSeconds, retryAfterSeconds };
 }
 
 /** @internal Builds the budgets. Each has its own key partitions in the store, so none can crowd out another. */
@@ -99,8 +105,7 @@ export function createRequestLimits(
       }
       const result = await (name === 'strict' ? strict : general).consume(keys.ladder);
       if (!result.allowed) throw rateLimited(result, 'Too many requests. Retry later.');
-      const { key: _key, ...state } = result;
-      return state;
+      return publicResult(result);
     },
     loginThrottle: createLoginThrottle(perClient, ceiling, settings.accountKeySecret),
     async mailbox(email, context) {
