@@ -16,7 +16,8 @@ export function requestLog(logger: Logger): Koa.Middleware {
     const started = performance.now();
     const requestId = randomUUID();
     ctx.state.requestId = requestId;
-    ctx.set('X-Request-Id', requestId);
+    // First to run, so nothing has been sent yet: straight on Node's response.
+    ctx.res.setHeader('X-Request-Id', requestId);
     let failed = false;
     try {
       await next();
