@@ -106,10 +106,20 @@ function cryptoKeys(algorithm: keyof typeof WEBCRYPTO_ALGORITHM) {
 
 /** A verified access token kept for reuse, until its expiry. */
 interface VerifiedToken {
+  /** All of it: a token is answered from the cache only when it is exactly this one. */
+  token: string;
   claims: AccessClaims;
   expiresAtMs: number;
   issuedAtMs: number;
 }
+
+/**
+ * Where a token is kept in the cache of verified tokens: its signature, the text after its last dot. A
+ * lookup hashes those few dozen characters instead of the whole token (a token comes from a new header
+ * string each request, so its hash is never known yet: hashing all of it was most of a cached
+ * verification); the whole token is then compared.
+ */
+const cacheKeyOf = (token: string) => token.slice(token.lastIndexOf('.') + 1);
 
 /** jose's default: no clock tolerance, so a token is never used before its `iat`. */
 const CLOCK_TOLERANCE_MS = 0;
@@ -246,13 +256,15 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
 
   /** See {@link TokenService.verifiedAccessClaims}. */
   function verifiedAccessClaims(token: string): AccessClaims | undefined {
-    // A token verified before is the same token (the map is keyed by all of it, signature included):
-    // its claims are reused until it expires, at most VERIFIED_CACHE_SIZE tokens, oldest out first.
-    const known = typeof token === 'string' ? verified.get(token) : undefined;
-    if (known === undefined) return undefined;
+    // A token verified before is the same token (all of it is compared, signature included): its claims
+    // are reused until it expires, at most VERIFIED_CACHE_SIZE tokens, oldest out first.
+    if (typeof token !== 'string') return undefined;
+    const key = cacheKeyOf(token);
+    const known = verified.get(key);
+    if (known === undefined || known.token !== token) return undefined;
     const now = clock.now().getTime();
     if (now < known.expiresAtMs && now >= known.issuedAtMs - CLOCK_TOLERANCE_MS) return { ...known.claims };
-    verified.delete(token);
+    verified.delete(key);
     return undefined;
   }
 
@@ -334,7 +346,8 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
       const known = verifiedAccessClaims(token);
       if (known) return known;
       const claims = await verifyAccess(token);
-      verified.set(token, {
+      verified.set(cacheKeyOf(token), {
+        token,
         claims,
         expiresAtMs: claims.expiresAt.getTime(),
         issuedAtMs: claims.issuedAt.getTime(),
