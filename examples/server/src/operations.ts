@@ -20,7 +20,8 @@ export interface OperationsOptions {
 /** Whether `path` is tenant-auth-koa's (the prefix or below it); builds no string, as it runs on every request. */
 function isUnder(path: string, prefix: string): boolean {
   return (
-    path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f)
+    prefix === '' ||
+    (path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f))
   );
 }
 

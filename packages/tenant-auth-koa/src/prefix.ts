@@ -16,7 +16,8 @@ export function normalizePrefix(value: unknown): string {
 /** @internal Whether `path` is the prefix itself or below it (runs on every request: builds no string). */
 export function isUnderPrefix(path: string, prefix: string): boolean {
   return (
-    path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === SLASH)
+    prefix === '' ||
+    (path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === SLASH))
   );
 }
 
