@@ -21,6 +21,15 @@ export interface Route extends RouteDefinition {
   template: string;
   /** The methods it answers: a GET route answers HEAD too. */
   methods: readonly string[];
+  /** What `@koa/router` would put in `ctx.matched` for it (its template, methods and name). */
+  layer: RouteLayer;
+}
+
+/** @internal A route as `ctx.matched` shows it, in the shape of `@koa/router`'s layers that matter there. */
+export interface RouteLayer {
+  readonly path: string;
+  readonly methods: readonly string[];
+  readonly name: string | undefined;
 }
 
 /** @internal What the table says of one request. */
@@ -29,12 +38,16 @@ export interface RouteLookup {
   route: Route | undefined;
   /** The decoded parameters of `route` (a fresh object per lookup). */
   params: Record<string, string>;
+  /** The parameters of `route` as they appear in the path, in order (a fresh array per lookup). */
+  captures: string[];
   /** The template of `route`, else of the first route of the path (whatever its method), else undefined. */
   template: string | undefined;
   /** Whether a route of the path and method takes the strict budget. */
   strict: boolean;
   /** The methods of every route of the path, in the order they were added, each once: `Allow`. */
   allowed: readonly string[];
+  /** Every route of the path, in order, as `ctx.matched` lists them (share it: copy before changing). */
+  matched: readonly RouteLayer[];
 }
 
 /** @internal One lookup per request under the prefix (see {@link createRouteTable}). */
@@ -49,6 +62,15 @@ interface Compiled {
   names: readonly string[];
 }
 
+/** A route that matches a path, with what the path gives it. */
+interface Match {
+  route: Route;
+  captures: readonly string[];
+  params: Readonly<Record<string, string>>;
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
 /** Like `decodeURIComponent`, but a malformed escape leaves the text as it was. */
 function decodeParam(text: string): string {
   try {
@@ -62,8 +84,9 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 function compile(prefix: string, definition: RouteDefinition): Compiled {
   const template = `${prefix}${definition.path}`;
-  const methods = definition.method === 'GET' ? ['HEAD', 'GET'] : [definition.method];
-  const route: Route = { ...definition, template, methods };
+  const methods = Object.freeze(definition.method === 'GET' ? ['HEAD', 'GET'] : [definition.method]);
+  const layer: RouteLayer = Object.freeze({ path: template, methods, name: definition.name });
+  const route: Route = { ...definition, template, methods, layer };
   const names: string[] = [];
   if (!template.includes('/:')) return { route, names };
   const source = template
@@ -77,23 +100,26 @@ function compile(prefix: string, definition: RouteDefinition): Compiled {
   return { route, names, pattern: new RegExp(`^${source}$`) };
 }
 
-/** The parameters of `path` for `compiled`, or undefined when it does not match. */
-function matchOf(compiled: Compiled, path: string): Record<string, string> | undefined {
-  if (compiled.pattern === undefined) return compiled.route.template === path ? {} : undefined;
-  const captures = compiled.pattern.exec(path);
-  if (captures === null) return undefined;
+/** The match of `path` for `compiled`, or undefined when it does not match. */
+function matchOf(compiled: Compiled, path: string): Match | undefined {
+  const { route } = compiled;
+  if (compiled.pattern === undefined)
+    return route.template === path ? { route, captures: NONE, params: {} } : undefined;
+  const found = compiled.pattern.exec(path);
+  if (found === null) return undefined;
+  const captures = found.slice(1);
   const params: Record<string, string> = {};
   compiled.names.forEach((name, i) => {
-    params[name] = decodeParam(captures[i + 1] as string);
+    params[name] = decodeParam(captures[i] as string);
   });
-  return params;
+  return { route, captures, params };
 }
 
 /**
- * @internal Matches requests to tenant-auth's routes: paths are case-sensitive and strict (no trailing
- * slash), compared as sent (not decoded); a parameter is one non-empty segment, decoded (a malformed
- * escape is kept as sent); routes are tried in the order they were added. A path without parameters
- * is one `Map` lookup, whatever the number of routes.
+ * @internal Matches requests to tenant-auth's routes as `@koa/router` (strict, case-sensitive) would: paths
+ * are compared as sent (not decoded), with no trailing slash; a parameter is one non-empty segment, decoded
+ * (a malformed escape is kept as sent); the routes are tried in the order they were added. A path
+ * without parameters is one `Map` lookup, whatever the number of routes.
  *
  * @example
  * const table = createRouteTable('/api/v1', [{ method: 'GET', path: '/health', strict: false, authenticated: true, handler }]);
@@ -103,25 +129,33 @@ export function createRouteTable(prefix: string, definitions: readonly RouteDefi
   const compiled = definitions.map((definition) => compile(prefix, definition));
   const withParams = compiled.filter((c) => c.pattern !== undefined);
 
-  /** Every route matching `path`, in order, with its parameters. */
-  const matching = (path: string, candidates: readonly Compiled[]) => {
-    const out: { route: Route; params: Record<string, string> }[] = [];
+  /** Every route matching `path`, in order. */
+  const matching = (path: string, candidates: readonly Compiled[]): Match[] => {
+    const out: Match[] = [];
     for (const c of candidates) {
-      const params = matchOf(c, path);
-      if (params !== undefined) out.push({ route: c.route, params });
+      const match = matchOf(c, path);
+      if (match !== undefined) out.push(match);
     }
     return out;
   };
 
-  const lookupIn = (
-    method: string,
-    found: readonly { route: Route; params: Record<string, string> }[],
-    allowed: readonly string[],
-  ): RouteLookup => {
+  /** What is the same for every request of a path, whatever its method. */
+  interface PathFacts {
+    found: readonly Match[];
+    allowed: readonly string[];
+    matched: readonly RouteLayer[];
+  }
+  const factsOf = (found: readonly Match[]): PathFacts => ({
+    found,
+    allowed: Object.freeze([...new Set(found.flatMap((f) => f.route.methods))]),
+    matched: Object.freeze(found.map((f) => f.route.layer)),
+  });
+
+  const lookupIn = (method: string, facts: PathFacts): RouteLookup => {
     const upper = method.toUpperCase();
-    let hit: { route: Route; params: Record<string, string> } | undefined;
+    let hit: Match | undefined;
     let strict = false;
-    for (const f of found) {
+    for (const f of facts.found) {
       if (!f.route.methods.includes(upper)) continue;
       hit ??= f;
       strict ||= f.route.strict;
@@ -129,33 +163,25 @@ export function createRouteTable(prefix: string, definitions: readonly RouteDefi
     return {
       route: hit?.route,
       params: hit ? { ...hit.params } : {},
-      template: (hit ?? found[0])?.route.template,
+      captures: hit ? [...hit.captures] : [],
+      template: (hit ?? facts.found[0])?.route.template,
       strict,
-      allowed,
+      allowed: facts.allowed,
+      matched: facts.matched,
     };
   };
 
-  const allowedOf = (found: readonly { route: Route }[]) =>
-    Object.freeze([...new Set(found.flatMap((f) => f.route.methods))]);
-
   // The paths of the templates without parameters are known in advance: everything about them is
   // worked out once (including the routes with parameters that match them too).
-  const fixed = new Map<
-    string,
-    { found: { route: Route; params: Record<string, string> }[]; allowed: readonly string[] }
-  >();
+  const fixed = new Map<string, PathFacts>();
   for (const c of compiled) {
     if (c.pattern !== undefined || fixed.has(c.route.template)) continue;
-    const found = matching(c.route.template, compiled);
-    fixed.set(c.route.template, { found, allowed: allowedOf(found) });
+    fixed.set(c.route.template, factsOf(matching(c.route.template, compiled)));
   }
 
   return {
     lookup(method, path) {
-      const known = fixed.get(path);
-      if (known) return lookupIn(method, known.found, known.allowed);
-      const found = matching(path, withParams);
-      return lookupIn(method, found, allowedOf(found));
+      return lookupIn(method, fixed.get(path) ?? factsOf(matching(path, withParams)));
     },
   };
 }

@@ -131,12 +131,40 @@ export interface TenantAuthKoa {
 
 const FACTORY = 'createTenantAuthKoa';
 
-/** What @koa/router leaves on the context of a request one of its routes ran for; set for ours too. */
+/** What `@koa/router` leaves on the context of a request under it; tenant-auth leaves the same for its routes. */
 type RoutedContext = Context & {
   params: Record<string, string>;
+  captures?: string[];
+  matched?: { methods?: unknown }[];
+  routeMatched?: boolean;
+  routerPath?: string;
+  routerName?: string | undefined;
   _matchedRoute?: string;
   _matchedRouteName?: string;
 };
+
+/**
+ * Records the lookup on the context as `@koa/router`'s dispatch did, for the middleware around tenant-auth
+ * (metrics, logs) and the application's routers after it: the routes of the path in `ctx.matched` (added
+ * to a list an earlier router started; the application's routers add theirs to it), and for the route
+ * that answers its parameters (merged into earlier ones), captures, path and name.
+ */
+function recordLookup(ctx: Context, found: RouteLookup): void {
+  const routed = ctx as RoutedContext;
+  if (Array.isArray(routed.matched)) routed.matched.push(...found.matched);
+  else routed.matched = [...found.matched];
+  routed.routeMatched = found.route !== undefined;
+  const { route } = found;
+  if (route === undefined) return;
+  routed.captures = found.captures;
+  const params = routed.params ? { ...routed.params, ...found.params } : found.params;
+  (ctx.request as { params?: Record<string, string> }).params = params;
+  routed.params = params;
+  routed.routerPath = route.template;
+  routed.routerName = route.name;
+  routed._matchedRoute = route.template;
+  if (route.name !== undefined) routed._matchedRouteName = route.name;
+}
 
 /** The methods `@koa/router` implements (any other is a 501 there, a 404 or 405 here). */
 const IMPLEMENTED_METHODS: ReadonlySet<string> = new Set([
@@ -151,18 +179,18 @@ const IMPLEMENTED_METHODS: ReadonlySet<string> = new Set([
 
 /**
  * A request no route of ours answered, after the application's routes under the prefix had their turn:
- * what `@koa/router`'s `allowedMethods()` answers, over the methods of our routes for the path and those
- * of the application's routers (their `ctx.matched`): `OPTIONS` is `200` with `Allow`, another method of
- * a known path `405` with `Allow`; and a method nobody implements (`PROPFIND`, `PURGE`), which a router
- * calls a server fault (501), is the client's: `405` on a path we have, `404` on one we do not.
+ * what `@koa/router`'s `allowedMethods()` answered, over the routes of the path in `ctx.matched` (ours and
+ * those of the application's routers): `OPTIONS` is `200` with `Allow`, another method of a known path
+ * `405` with `Allow`; and a method nobody implements (`PROPFIND`, `PURGE`), which a router calls a server
+ * fault (501), is the client's: `405` on a path we have, `404` on one we do not.
  */
 function answerUnrouted(ctx: Context, found: RouteLookup): void {
   const method = ctx.method.toUpperCase();
   if (ctx.status === 404) {
-    const matched = (ctx as { matched?: unknown }).matched;
-    const allowed = new Set(found.allowed);
+    const allowed = new Set<string>();
+    const matched = (ctx as RoutedContext).matched;
     if (Array.isArray(matched)) {
-      for (const layer of matched as { methods?: unknown }[]) {
+      for (const layer of matched) {
         if (Array.isArray(layer?.methods)) for (const m of layer.methods) allowed.add(String(m));
       }
     }
@@ -318,18 +346,25 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
   const securityHeaders = options.securityHeaders ?? true;
   const { onResponse } = options;
 
-  /**
-   * Runs `@koa/cors` for a request with an `Origin`: whether the request goes on (false when CORS
-   * answered it: a preflight). It sets its headers before it lets a request through, and they stay on
-   * whatever answer follows, a problem included.
-   */
-  const corsLetsThrough = async (ctx: Context, cors: Middleware): Promise<boolean> => {
-    let through = false;
-    await cors(ctx, () => {
-      through = true;
-      return Promise.resolve();
-    });
-    return through;
+  /** After CORS: the rate limit, the body, then our route, or the application's routes under the prefix. */
+  const proceed = async (ctx: Context, found: RouteLookup, next: Next): Promise<void> => {
+    const limited = await auth.rateLimit(found.strict ? 'strict' : 'general', requestContext(ctx));
+    if (limited) setRateLimitHeaders(ctx.res, limited);
+    const reading = readBody(ctx);
+    if (reading) await reading;
+    recordLookup(ctx, found);
+    const { route } = found;
+    if (route === undefined) {
+      await next();
+      answerUnrouted(ctx, found);
+      return;
+    }
+    // The guard of requireAuth(), then the handler; the guard answers a refusal itself.
+    const caller = route.authenticated ? await admit(auth, ctx, guard) : null;
+    if (caller === undefined) return;
+    if (caller !== null) ctx.state.auth = caller;
+    const answering = route.handler(ctx);
+    if (answering) await answering;
   };
 
   const underPrefix = async (ctx: Context, next: Next): Promise<void> => {
@@ -339,36 +374,16 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
     requestIdOf(ctx);
     if (securityHeaders) securityHeadersOn(ctx.res);
     try {
-      let through = true;
-      if (cors !== undefined) {
+      if (cors === undefined) {
+        await proceed(ctx, found, next);
+      } else if (ctx.get('origin') === '') {
         // All @koa/cors does for a request without an Origin (most of them) is Vary: that, inline.
-        if (ctx.get('origin') === '') varyOnOrigin(ctx);
-        else through = await corsLetsThrough(ctx, cors);
-      }
-      if (through) {
-        const limited = await auth.rateLimit(found.strict ? 'strict' : 'general', requestContext(ctx));
-        if (limited) setRateLimitHeaders(ctx.res, limited);
-        const reading = readBody(ctx);
-        if (reading) await reading;
-        const { route } = found;
-        if (route) {
-          // What @koa/router leaves for the middleware around it (metrics, logs).
-          const routed = ctx as RoutedContext;
-          routed.params = found.params;
-          routed._matchedRoute = route.template;
-          if (route.name !== undefined) routed._matchedRouteName = route.name;
-          // The guard of requireAuth(), then the handler; the guard answers a refusal itself.
-          const caller = route.authenticated ? await admit(auth, ctx, guard) : null;
-          if (caller !== undefined) {
-            if (caller !== null) ctx.state.auth = caller;
-            const answering = route.handler(ctx);
-            if (answering) await answering;
-          }
-        } else {
-          // The application's own routes under the prefix.
-          await next();
-          answerUnrouted(ctx, found);
-        }
+        varyOnOrigin(ctx);
+        await proceed(ctx, found, next);
+      } else {
+        // @koa/cors around the rest: it answers a preflight, and its headers ride on an error passing back
+        // through it (err.headers), over the error's own, as the problem answer keeps them.
+        await cors(ctx, () => proceed(ctx, found, next));
       }
       // Nothing answered (no route of ours or the application's), or routing left a bare 405.
       if (ctx.body == null && ctx.status >= 400) writeProblem(ctx, problemOfStatus(ctx.status));

@@ -180,3 +180,103 @@ describe('routing under the prefix', () => {
     expect(actual).toEqual(expected);
   });
 });
+
+describe('what routing leaves for the application, as @koa/router did', () => {
+  let app: Running;
+  const seenOutside: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    const { auth } = createTestAuth();
+    const koa = new Koa();
+    // An application middleware before tenant-auth: params of its own, and a look at the context after.
+    koa.use(async (ctx, next) => {
+      (ctx as unknown as { params: Record<string, string> }).params = { outer: 'x' };
+      await next();
+      const routed = ctx as unknown as Record<string, unknown>;
+      seenOutside.push({
+        params: routed.params,
+        requestParams: (ctx.request as unknown as Record<string, unknown>).params,
+        captures: routed.captures,
+        routerPath: routed.routerPath,
+        routerName: routed.routerName,
+        matchedRoute: routed._matchedRoute,
+        matchedRouteName: routed._matchedRouteName,
+        routeMatched: routed.routeMatched,
+        matched: (routed.matched as { path: string; methods: string[] }[] | undefined)?.map((layer) => [
+          layer.path,
+          layer.methods.join(' '),
+        ]),
+      });
+    });
+    const tenantAuth = createTenantAuthKoa({ auth, logger: quiet });
+    koa.use(tenantAuth.middleware());
+    // The application's own routes under the prefix: one more method on a path of tenant-auth's, and a
+    // route that fails with headers of its own.
+    const own = new Router({ prefix: '/api/v1' });
+    own.put('/sessions/:id', (ctx) => {
+      ctx.body = { put: ctx.params.id };
+    });
+    own.get('/conflict', (ctx) => {
+      ctx.throw(409, 'taken', {
+        expose: true,
+        headers: { Vary: 'Accept-Language', 'Access-Control-Allow-Origin': '*' },
+      });
+    });
+    koa.use(own.routes());
+    koa.use(own.allowedMethods());
+    app = await listen(koa);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('adds its routes of the path to ctx.matched, so the application routers allow their methods and ours', async () => {
+    const patch = await fetch(`${app.url}/api/v1/sessions/abc`, { method: 'PATCH' });
+    expect(patch.status).toBe(405);
+    expect(patch.headers.get('allow')).toBe('DELETE, PUT');
+    const options = await fetch(`${app.url}/api/v1/sessions/abc`, { method: 'OPTIONS' });
+    expect(options.status).toBe(200);
+    expect(options.headers.get('allow')).toBe('DELETE, PUT');
+    const put = await fetch(`${app.url}/api/v1/sessions/abc`, { method: 'PUT' });
+    expect(await put.json()).toEqual({ put: 'abc' });
+  });
+
+  it("leaves the answering route's params (merged into earlier ones), captures, path and ctx.matched", async () => {
+    seenOutside.length = 0;
+    const res = await fetch(`${app.url}/api/v1/sessions/a%20b`, { method: 'DELETE' });
+    expect(res.status).toBe(401);
+    const login = await fetch(`${app.url}/api/v1/auth/login`, { method: 'POST' });
+    expect(login.status).toBe(400);
+    expect(seenOutside).toEqual([
+      {
+        params: { outer: 'x', id: 'a b' },
+        requestParams: { outer: 'x', id: 'a b' },
+        captures: ['a%20b'],
+        routerPath: '/api/v1/sessions/:id',
+        matchedRoute: '/api/v1/sessions/:id',
+        routeMatched: true,
+        matched: [['/api/v1/sessions/:id', 'DELETE']],
+      },
+      {
+        params: { outer: 'x' },
+        requestParams: { outer: 'x' },
+        captures: [],
+        routerPath: '/api/v1/auth/login',
+        routerName: 'login',
+        matchedRoute: '/api/v1/auth/login',
+        matchedRouteName: 'login',
+        routeMatched: true,
+        matched: [['/api/v1/auth/login', 'POST']],
+      },
+    ]);
+  });
+
+  it("keeps CORS over an application error's own headers for an allowed origin", async () => {
+    const res = await fetch(`${app.url}/api/v1/conflict`, { headers: { origin: ORIGIN } });
+    expect(res.status).toBe(409);
+    expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(res.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(res.headers.get('vary')).toBe('Accept-Language, Origin');
+  });
+});
