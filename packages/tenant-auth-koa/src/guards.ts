@@ -26,7 +26,7 @@ export function authenticate(
 ): Promise<AuthContext> | undefined {
   const found = findToken(ctx, settings.tokenPlaces);
   if (found === undefined) return undefined;
-  return auth.verifyAccessToken(found.token).then((claims) => {
+  return Promise.resolve(auth.verifyAccessToken(found.token)).then((claims) => {
     // A cookie travels with cross-site requests; only an allowed origin may use it to change state.
     if (found.via === 'cookie') assertSameOriginRequest(ctx, settings.origins);
     return { ...claims, via: found.via === 'cookie' ? 'cookie' : 'header' };
