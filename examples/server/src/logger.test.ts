@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { authEventLogger } from './auth-log.js';
@@ -117,6 +119,10 @@ describe('the server logger', () => {
       big: 1e21,
       small: 5e-7,
       nan: Number.NaN,
+      left: undefined,
+      long: `${'x'.repeat(120)}\udc00`,
+      short: 'q"\ud800',
+      [`${'k'.repeat(101)}\n`]: 'long key',
     };
     // A pino logger like the server's, with a fixed time so two lines can be compared whole.
     const lines: string[] = [];
@@ -131,7 +137,14 @@ describe('the server logger', () => {
     for (const target of [logger, logger.child({ component: 'http' }), withoutRedaction(logger)]) {
       lines.length = 0;
       target.info(fields, 'request "line"');
-      infoLineWriter(target)(fields, 'request "line"');
+      // The writer's own path, not the logger's: it must not call info().
+      const write = infoLineWriter(target);
+      const info = target.info;
+      target.info = () => {
+        throw new Error('info() called');
+      };
+      write(fields, 'request "line"');
+      target.info = info;
       expect(lines).toHaveLength(2);
       expect(lines[1]).toBe(lines[0]);
     }
@@ -180,5 +193,67 @@ describe('the server logger', () => {
     batch.flush();
     expect(chunks).toHaveLength(3);
     expect(chunks.join('')).toBe(Array.from({ length: 400 }, (_, i) => line(i)).join(''));
+  });
+
+  it('leaves to the logger what it does not write as pino would: redacted or serialised fields, a multistream', () => {
+    // The server's main logger redacts `token`: the line goes through pino, redacted.
+    const destination = batchingDestination();
+    const redacting = createLogger({ level: 'info', destination });
+    infoLineWriter(redacting)({ event: 'request', token: 'secret-value' }, 'request');
+    const serialised = pino(
+      { serializers: { ip: () => 'hidden' } },
+      { write: (l: string) => destination.buffer.push(l) },
+    );
+    infoLineWriter(serialised)({ ip: '192.0.2.1' }, 'request');
+    destination.flush();
+    const [redacted, hidden] = destination.written.map((l) => JSON.parse(l));
+    expect(redacted).toMatchObject({ event: 'request', token: '[redacted]', msg: 'request' });
+    expect(hidden).toMatchObject({ ip: 'hidden' });
+    // A multistream routes each line by its level: it gets the line from pino, with the metadata it reads.
+    const infos: string[] = [];
+    const warnings: string[] = [];
+    const multi = pino(
+      { level: 'info' },
+      pino.multistream([
+        { level: 'info', stream: { write: (l: string) => infos.push(l) } },
+        { level: 'warn', stream: { write: (l: string) => warnings.push(l) } },
+      ]),
+    );
+    infoLineWriter(multi)({ event: 'request' }, 'request');
+    expect(infos.map((l) => JSON.parse(l).msg)).toEqual(['request']);
+    expect(warnings).toEqual([]);
+  });
+
+  it('gives back what a line batch holds with take(), and holds nothing after it', () => {
+    const chunks: string[] = [];
+    const batch = lineBatch((chunk) => chunks.push(chunk));
+    batch.write('a\n');
+    batch.write('b\n');
+    expect(batch.take()).toBe('a\nb\n');
+    expect(batch.take()).toBe('');
+    batch.flush();
+    expect(chunks).toEqual([]);
+  });
+
+  it('writes the lines stdoutDestination still holds when the process exits, on a crash too', () => {
+    const logger = fileURLToPath(new URL('./logger.ts', import.meta.url));
+    for (const ending of ['', "setTimeout(() => { throw new Error('crash'); }, 10);"]) {
+      const script = `
+        import { createLogger, stdoutDestination, withoutRedaction, infoLineWriter } from ${JSON.stringify(logger)};
+        const line = infoLineWriter(withoutRedaction(createLogger({ level: 'info', destination: stdoutDestination() })));
+        for (let i = 0; i < 5; i++) line({ event: 'request', n: i }, 'request');
+        ${ending}`;
+      const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      const written = child.stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).n);
+      expect(written, `${ending || 'a natural exit'}: ${child.stderr}`).toEqual([0, 1, 2, 3, 4]);
+      if (ending !== '') expect(child.stderr).toContain('crash');
+    }
   });
 });
