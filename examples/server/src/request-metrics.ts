@@ -1,8 +1,11 @@
-import type { Registry } from 'prom-client';
+import type { Registry, RegistryContentType } from 'prom-client';
 
 /** One label set of the request metrics: plain numbers, bucket counts not yet cumulative. */
 interface Series {
   labels: { route: string; method: string; status: string };
+  /** The counter's value (each metric is reset on its own, as prom-client's are). */
+  requests: number;
+  /** The histogram's. */
   count: number;
   sum: number;
   perBucket: number[];
@@ -17,26 +20,29 @@ interface Sample {
   sharedLabels?: Record<string, string>;
 }
 
+/** A metric's samples as the registry reads them. */
+interface Snapshot {
+  name: string;
+  help: string;
+  type: string;
+  aggregator: string;
+  values: Sample[];
+}
+
 /** What prom-client's `Registry` reads of a metric (the shape its own metrics have). */
 interface RegistryMetric {
   name: string;
   help: string;
   type: 'counter' | 'histogram';
   aggregator: 'sum';
-  get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: Sample[] }>;
-  getForPromString?(): Promise<{
-    name: string;
-    help: string;
-    type: string;
-    aggregator: string;
-    values: Sample[];
-  }>;
+  get(this: RegistryMetric): Promise<Snapshot>;
+  getForPromString(this: RegistryMetric): Promise<Snapshot>;
   reset(): void;
 }
 
 /** Options of {@link requestMetrics}. */
 export interface RequestMetricsOptions {
-  registry: Registry;
+  registry: Registry<RegistryContentType>;
   counter: { name: string; help: string };
   histogram: { name: string; help: string; buckets: readonly number[] };
 }
@@ -60,12 +66,15 @@ export function requestMetrics(
   const series = new Map<string, Series>();
 
   const counterSamples = (): Sample[] =>
-    [...series.values()].map((s) => ({ labels: { ...s.labels }, value: s.count }));
+    [...series.values()]
+      .filter((s) => s.requests > 0)
+      .map((s) => ({ labels: { ...s.labels }, value: s.requests }));
 
   const histogramSamples = (): Sample[] => {
     const samples: Sample[] = [];
     const bucket = `${histogram.name}_bucket`;
     for (const s of series.values()) {
+      if (s.count === 0) continue;
       let cumulative = 0;
       bounds.forEach((le, i) => {
         cumulative += s.perBucket[i] ?? 0;
@@ -96,41 +105,67 @@ export function requestMetrics(
     definition: { name: string; help: string },
     type: RegistryMetric['type'],
     samples: () => Sample[],
+    reset: () => void,
   ): RegistryMetric => {
-    const { name, help } = definition;
-    const snapshot = (values: Sample[]) => ({ name, help, type, aggregator: 'sum', values });
+    // `name` is read when scraped, as prom-client's metrics do (an OpenMetrics registry renames a counter).
+    const snapshot = (self: RegistryMetric, values: Sample[]) => ({
+      name: self.name,
+      help: self.help,
+      type,
+      aggregator: 'sum',
+      values,
+    });
     return {
-      name,
-      help,
+      name: definition.name,
+      help: definition.help,
       type,
       aggregator: 'sum',
       // For the JSON form, labels in one object as prom-client's own metrics give them.
-      get: async () =>
-        snapshot(
+      async get() {
+        return snapshot(
+          this,
           samples().map(({ sharedLabels, ...sample }) => ({
             ...sample,
             labels: { ...sample.labels, ...sharedLabels },
           })),
-        ),
-      getForPromString: async () => snapshot(samples()),
-      reset: () => series.clear(),
+        );
+      },
+      async getForPromString() {
+        return snapshot(this, samples());
+      },
+      reset,
     };
   };
-  registry.registerMetric(metric(counter, 'counter', counterSamples) as never);
-  registry.registerMetric(metric(histogram, 'histogram', histogramSamples) as never);
+  registry.registerMetric(
+    metric(counter, 'counter', counterSamples, () => {
+      for (const s of series.values()) s.requests = 0;
+    }) as never,
+  );
+  registry.registerMetric(
+    metric(histogram, 'histogram', histogramSamples, () => {
+      for (const s of series.values()) {
+        s.count = 0;
+        s.sum = 0;
+        s.perBucket.fill(0);
+      }
+    }) as never,
+  );
 
   return (route, method, status, seconds) => {
+    if (!Number.isFinite(seconds)) throw new TypeError(`Value is not a valid number: ${seconds}`);
     const key = `${route}\u0000${method}\u0000${status}`;
     let s = series.get(key);
     if (s === undefined) {
       s = {
         labels: { route, method, status: String(status) },
+        requests: 0,
         count: 0,
         sum: 0,
         perBucket: bounds.map(() => 0),
       };
       series.set(key, s);
     }
+    s.requests += 1;
     s.count += 1;
     s.sum += seconds;
     const i = bounds.findIndex((le) => seconds <= le);
