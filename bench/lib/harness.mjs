@@ -778,12 +778,10 @@ export async function interleaved(phases, { rounds = FAST_ROUNDS, duration = DUR
   }
   const run = (name) => async (round) => {
     const phase = phases[name];
+    // The warm-up before the first turn, unmeasured: its answers are not counted, nor is its CPU.
+    if (round === 0) await cannon({ ...phase.options, duration: 1, warmupSeconds: 0 });
     const cpu0 = phase.pid ? cpuSeconds(phase.pid) : null;
-    const r = await cannon({
-      ...phase.options,
-      duration: duration / rounds,
-      warmupSeconds: round === 0 ? 1 : 0,
-    });
+    const r = await cannon({ ...phase.options, duration: duration / rounds, warmupSeconds: 0 });
     const cpu1 = phase.pid ? cpuSeconds(phase.pid) : null;
     const o = out[name];
     o.ok += r.ok;
