@@ -8,11 +8,13 @@ import type { Logger } from './logger.js';
 import type { TenantAuthOptions } from './options.js';
 import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit-store.js';
 import type { RateLimitHit, RateLimitStore } from './rate-limit/rate-limit-store.js';
+import type { Session, User } from './records.js';
 import { isValidSlug } from './slug.js';
 import { createMemoryStores } from './stores/memory/memory-stores.js';
-import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
+import type { SessionStore, TenantAuthStores } from './stores/tenant-auth-stores.js';
 import type { AuthResult, LoginInput, RegisterInput } from './tenant-auth.js';
 import { ManualClock } from './testing/manual-clock.js';
+import { hashRefreshToken } from './tokens/token-service.js';
 
 const PASSWORD = 'Tr1cky-Harbour-Lantern';
 const DAY = 86_400_000;
@@ -332,6 +334,97 @@ describe('sessions', () => {
     expect(await code(auth.refresh(second.refreshToken))).toBe('invalid_token');
   });
 
+  /** Counts the session store's calls a refresh makes. */
+  function countCalls(store: SessionStore): Record<string, number> {
+    const calls: Record<string, number> = {};
+    const methods = store as unknown as Record<string, (...args: unknown[]) => unknown>;
+    for (const name of ['findById', 'findByRefreshHash', 'rotate', 'rotateCurrent']) {
+      const method = methods[name];
+      if (typeof method !== 'function') continue;
+      methods[name] = (...args: unknown[]) => {
+        calls[name] = (calls[name] ?? 0) + 1;
+        return method.apply(store, args);
+      };
+    }
+    return calls;
+  }
+
+  it('rotate the current token in one store call when the store has rotateCurrent, in two without it', async () => {
+    const { auth, clock, first, sessionStore, events } = await registered();
+    const calls = countCalls(sessionStore);
+    clock.advance(60_000);
+    const second = await auth.refresh(first.refreshToken, { ipAddress: '192.0.2.7' });
+    expect(calls).toEqual({ rotateCurrent: 1 });
+    expect(second.session.expiresAt.getTime() - clock.now().getTime()).toBe(7 * DAY);
+    expect(second.refreshExpiresIn).toBe(604_800);
+    expect(events.filter((e) => e.type === 'refreshed')).toEqual([
+      expect.objectContaining({
+        sessionId: first.session.id,
+        actorId: first.user.id,
+        subjectId: first.user.id,
+        ipAddress: '192.0.2.7',
+      }),
+    ]);
+    const stored = await sessionStore.findById(first.user.tenantId, first.session.id);
+    expect(stored).toMatchObject({
+      refreshHash: hashRefreshToken(second.refreshToken),
+      previousRefreshHash: hashRefreshToken(first.refreshToken),
+    });
+    // Without rotateCurrent: the session is read, then rotated.
+    const plain = setup();
+    delete plain.stores.sessions.rotateCurrent;
+    const r = await plain.auth.register({ email: 'plain@example.com', password: PASSWORD });
+    const plainCalls = countCalls(plain.sessionStore);
+    plain.clock.advance(60_000);
+    const next = await plain.auth.refresh(r.refreshToken);
+    expect(plainCalls).toEqual({ findByRefreshHash: 1, rotate: 1 });
+    expect(next.refreshExpiresIn).toBe(604_800);
+  });
+
+  it('take two steps near the absolute expiry: the first cut-short token is found by a one-step miss, then read', async () => {
+    const { auth, clock, first, sessionStore } = await registered({ sessionAbsoluteTtlSeconds: 10 * 86_400 });
+    const calls = countCalls(sessionStore);
+    clock.advance(5 * DAY);
+    // The sliding expiry would pass the absolute one: the store refuses the one step, the read caps it.
+    const second = await auth.refresh(first.refreshToken);
+    expect(calls).toEqual({ rotateCurrent: 1, findByRefreshHash: 1, rotate: 1 });
+    expect(second.session.expiresAt.getTime() - Date.UTC(2026, 0, 1)).toBe(10 * DAY);
+    // The token it got is cut short: the next refresh reads the session without trying the one step.
+    clock.advance(DAY);
+    const third = await auth.refresh(second.refreshToken);
+    expect(calls).toEqual({ rotateCurrent: 1, findByRefreshHash: 2, rotate: 2 });
+    expect(third.session.expiresAt.getTime() - Date.UTC(2026, 0, 1)).toBe(10 * DAY);
+  });
+
+  it("refuse a one-step refresh when the store returns a session or user other than the token's", async () => {
+    const { auth, stores, first } = await registered();
+    const eve = await auth.register({ email: 'eve@example.com', password: PASSWORD });
+    const eveUser = (await stores.users.findById(eve.user.tenantId, eve.user.id))!;
+    const eveSession = (await stores.sessions.findById(eve.user.tenantId, eve.session.id))!;
+    const rotateCurrent = stores.sessions.rotateCurrent!;
+    const wrongs = [
+      (found: { session: Session; user: User }) => ({ ...found, user: eveUser }),
+      (found: { session: Session; user: User }) => ({
+        ...found,
+        user: { ...eveUser, tenantId: first.user.tenantId },
+      }),
+      (found: { session: Session; user: User }) => ({ ...found, session: eveSession }),
+    ];
+    let token = first.refreshToken;
+    for (const wrong of wrongs) {
+      stores.sessions.rotateCurrent = async (...args) => {
+        const found = await rotateCurrent(...args);
+        return found && wrong(found);
+      };
+      expect(await code(auth.refresh(token))).toBe('invalid_token');
+      // What the store rotated to went to nobody; the token it replaced gets it again within the grace period.
+      stores.sessions.rotateCurrent = rotateCurrent;
+      const again = await auth.refresh(token);
+      expect(again.user).toEqual(first.user);
+      token = again.refreshToken;
+    }
+  });
+
   it('report whole lifetimes when the clock is not on a whole second', async () => {
     const { auth, clock } = setup();
     clock.advance(1_234);
@@ -364,6 +457,8 @@ describe('sessions', () => {
 
   it("refuse a refresh when the store reads a user other than the session's own with it", async () => {
     const stores = createMemoryStores();
+    // The two-step path: a store without rotateCurrent (the one-step path has a test of its own).
+    delete stores.sessions.rotateCurrent;
     const { auth } = setup({ stores });
     const ada = await auth.register({ email: 'ada@example.com', password: PASSWORD });
     const eve = await auth.register({ email: 'eve@example.com', password: PASSWORD });

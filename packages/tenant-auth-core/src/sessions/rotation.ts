@@ -4,9 +4,12 @@ import type { RequestContext, Session, User } from '../records.js';
 import type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
 import type { AuthResult } from '../tenant-auth.js';
 import { invalidToken } from '../tokens/keys.js';
-import { hashRefreshToken, type TokenService } from '../tokens/token-service.js';
+import { hashRefreshToken, type RefreshClaims, type TokenService } from '../tokens/token-service.js';
 import type { ActiveSessionCache } from './active-session-cache.js';
 import type { SessionTokens } from './session-tokens.js';
+
+/** Later than any absolute expiry: the sliding expiry alone. */
+const FAR_FUTURE = new Date(8.64e15);
 
 /**
  * @internal Refresh-token rotation with replay detection (ARCHITECTURE.md, "Refresh rotation"):
@@ -62,10 +65,89 @@ export function createRotation(deps: {
   const withinGrace = (session: Session, now: Date) =>
     graceMs > 0 && session.rotatedAt !== null && now.getTime() - session.rotatedAt.getTime() <= graceMs;
 
+  const refreshTtlMs = tokens.refreshTokenTtlSeconds * 1000;
+
+  /**
+   * The common refresh in one round trip, on a store with `rotateCurrent`: the presented token is the
+   * session's current one and the session is far enough from its absolute expiry for the new token to
+   * slide its whole lifetime (the store checks both, with the rest). Undefined when the store has no such
+   * method or did not rotate: the caller then reads the session and decides, as without it.
+   */
+  async function rotateInOneStep(
+    claims: RefreshClaims,
+    hash: string,
+    now: Date,
+    context: RequestContext,
+  ): Promise<AuthResult | undefined> {
+    const { sessions } = stores;
+    if (!sessions.rotateCurrent) return undefined;
+    // A token cut short by the absolute expiry says the session is near its end: the next one is cut short
+    // too, which only the session's stored expiry can say (the two-step path reads it).
+    if (claims.expiresAt.getTime() - claims.issuedAt.getTime() < refreshTtlMs) return undefined;
+    const expiresAt = sessionTokens.nextExpiry(now, FAR_FUTURE);
+    const fields = {
+      userId: claims.userId,
+      tenantId: claims.tenantId,
+      sessionId: claims.sessionId,
+      jti: tokens.newJti(),
+      issuedAt: now,
+      expiresAt,
+    };
+    const child = await tokens.signRefreshToken(fields);
+    const refreshIssuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
+    const event = {
+      type: 'refreshed',
+      ...events.base(
+        {
+          tenantId: claims.tenantId,
+          actorId: claims.userId,
+          subjectId: claims.userId,
+          sessionId: claims.sessionId,
+        },
+        context,
+      ),
+    } as const;
+    const rotated = await sessions.rotateCurrent(
+      claims.tenantId,
+      { sessionId: claims.sessionId, userId: claims.userId, refreshHash: hash, activeAt: now },
+      {
+        refreshHash: hashRefreshToken(child),
+        refreshJti: fields.jti,
+        refreshIssuedAt,
+        refreshExpiresAt: expiresAt,
+        expiresAt,
+        lastUsedAt: now,
+        rotatedAt: now,
+      },
+      auditRecordOf(event),
+    );
+    if (!rotated) return undefined;
+    const { session, user } = rotated;
+    // The new access token carries what the store returned: it must be this session's, and its user's.
+    if (
+      session.id !== claims.sessionId ||
+      session.tenantId !== claims.tenantId ||
+      session.userId !== claims.userId ||
+      user.id !== session.userId ||
+      user.tenantId !== session.tenantId
+    ) {
+      invalid(context);
+    }
+    events.emit(event);
+    return sessionTokens.respond(
+      { ...session, expiresAt, refreshExpiresAt: expiresAt, refreshIssuedAt },
+      user,
+      child,
+      true,
+    );
+  }
+
   return async function refresh(refreshToken: string, context: RequestContext = {}): Promise<AuthResult> {
     const claims = await tokens.verifyRefreshToken(refreshToken).catch(() => invalid(context));
     const hash = hashRefreshToken(refreshToken);
     const now = clock.now();
+    const inOneStep = await rotateInOneStep(claims, hash, now, context);
+    if (inOneStep) return inOneStep;
     // The session and its user in one read: the user's role and email go into the new access token.
     const found = await stores.sessions.findByRefreshHash(claims.tenantId, hash);
     if (!found) {

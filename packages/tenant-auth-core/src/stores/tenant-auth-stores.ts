@@ -141,6 +141,25 @@ export interface SessionStore {
     event?: AuditEvent,
   ): Promise<boolean>;
   /**
+   * Optional: the common refresh in one round trip. Rotates as {@link SessionStore.rotate} does (the
+   * current hash must still be `expected.refreshHash`, the session not revoked; one winner; `event`
+   * appended if and only if it rotates) and only when also: the session is `expected.sessionId` of
+   * `expected.userId`, it expires after `expected.activeAt`, its absolute expiry is not before
+   * `next.expiresAt`, and its user exists in its tenant. Returns the session as rotated, with its user as
+   * `users.findById` reads it; `null` when any condition fails, and then nothing changed (the caller reads
+   * the session to learn why). A store without it is used through `findByRefreshHash`, then `rotate`.
+   *
+   * @example
+   * const rotated = await stores.sessions.rotateCurrent?.(tenantId, { sessionId, userId, refreshHash, activeAt: now }, next);
+   * if (rotated) console.log(rotated.user.role, rotated.session.refreshHash === next.refreshHash);
+   */
+  rotateCurrent?(
+    tenantId: string,
+    expected: { sessionId: string; userId: string; refreshHash: string; activeAt: Date },
+    next: SessionRotation,
+    event?: AuditEvent,
+  ): Promise<{ session: Session; user: User } | null>;
+  /**
    * Revokes one session if it is active and (when `userId` is given) belongs to that user.
    * Returns whether a session was revoked by this call.
    */

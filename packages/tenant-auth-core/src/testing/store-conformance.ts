@@ -7,6 +7,7 @@ import { type ConformanceContext, errorCode, Rollback } from './conformance/cont
 import { memberCases } from './conformance/members.js';
 import { oneTimeTokenCases } from './conformance/one-time-tokens.js';
 import { outboxCases } from './conformance/outbox.js';
+import { rotateCurrentCases } from './conformance/rotate-current.js';
 import { at, hex64, sessionFor, T0, tenantAndOwner } from './fixtures.js';
 import { ManualClock } from './manual-clock.js';
 import { resolveTestApi, type TestApi } from './test-api.js';
@@ -498,6 +499,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       stores: () => stores,
       seedUser,
     };
+    rotateCurrentCases(context);
     memberCases(context);
     oneTimeTokenCases(context);
     outboxCases(context);

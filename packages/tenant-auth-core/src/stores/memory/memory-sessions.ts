@@ -1,4 +1,4 @@
-import type { Session } from '../../records.js';
+import type { AuditEvent, Session } from '../../records.js';
 import type { SessionRotation, SessionStore } from '../tenant-auth-stores.js';
 import type { MemoryState } from './memory-database.js';
 import { checkBatchSize, copy, copyOrNull, type Run } from './memory-run.js';
@@ -6,6 +6,19 @@ import { checkBatchSize, copy, copyOrNull, type Run } from './memory-run.js';
 function sessionOf(s: MemoryState, tenantId: string, sessionId: string): Session | undefined {
   const session = s.sessions.get(sessionId);
   return session?.tenantId === tenantId ? session : undefined;
+}
+
+/** Rotates `session` to `next` (its current hash becomes the previous one), with `event` if given. */
+function rotateIn(s: MemoryState, session: Session, next: SessionRotation, event?: AuditEvent): Session {
+  if (event) {
+    if (s.auditEvents.has(event.id)) throw new TypeError('duplicate audit event id');
+    s.auditEvents.set(event.id, copy(event));
+  }
+  if (session.previousRefreshHash !== null) s.sessionIdByRefreshHash.delete(session.previousRefreshHash);
+  const rotated = { ...session, ...copy(next), previousRefreshHash: session.refreshHash };
+  s.sessions.set(session.id, rotated);
+  s.sessionIdByRefreshHash.set(next.refreshHash, session.id);
+  return rotated;
 }
 
 /** @internal */
@@ -34,15 +47,25 @@ export function memorySessionStore(run: Run): SessionStore {
         const session = sessionOf(s, tenantId, sessionId);
         if (!session || session.revokedAt !== null || session.refreshHash !== expectedRefreshHash)
           return false;
-        if (event) {
-          if (s.auditEvents.has(event.id)) throw new TypeError('duplicate audit event id');
-          s.auditEvents.set(event.id, copy(event));
-        }
-        if (session.previousRefreshHash !== null)
-          s.sessionIdByRefreshHash.delete(session.previousRefreshHash);
-        s.sessions.set(sessionId, { ...session, ...copy(next), previousRefreshHash: session.refreshHash });
-        s.sessionIdByRefreshHash.set(next.refreshHash, sessionId);
+        rotateIn(s, session, next, event);
         return true;
+      }),
+    rotateCurrent: (tenantId, expected, next, event) =>
+      run((s) => {
+        const session = sessionOf(s, tenantId, expected.sessionId);
+        const user = session && s.users.get(session.userId);
+        if (
+          !session ||
+          session.userId !== expected.userId ||
+          session.revokedAt !== null ||
+          session.refreshHash !== expected.refreshHash ||
+          session.expiresAt <= expected.activeAt ||
+          session.absoluteExpiresAt < next.expiresAt ||
+          user?.tenantId !== tenantId
+        ) {
+          return null;
+        }
+        return { session: copy(rotateIn(s, session, next, event)), user: copy(user) };
       }),
     revoke: (tenantId, sessionId, at, options = {}) =>
       run((s) => {

@@ -8,6 +8,18 @@ runStoreConformance({
   test: { describe, it, expect, beforeEach, afterEach },
 });
 
+// The same stores without the optional rotateCurrent: refreshes take the two-step path (read, then rotate),
+// and every rule of the suite must hold on it too.
+runStoreConformance({
+  name: 'memory, without rotateCurrent',
+  createStores: () => {
+    const stores = createMemoryStores();
+    delete stores.sessions.rotateCurrent;
+    return stores;
+  },
+  test: { describe, it, expect, beforeEach, afterEach },
+});
+
 describe('createMemoryStores', () => {
   it('refuses a store call made outside an open transaction from inside it, instead of deadlocking', async () => {
     const stores = createMemoryStores();
