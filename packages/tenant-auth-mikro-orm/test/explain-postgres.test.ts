@@ -128,6 +128,43 @@ describe.skipIf(!TEST_DATABASE_URL)('query plans on PostgreSQL (5,000 sessions, 
     expect(indexes).toContain('tenant_auth_user_pkey');
   });
 
+  it('rotates a current token in one statement through session and user indexes, no table scan', async () => {
+    const [row] = (await db.orm.em.getConnection().execute(
+      `select id, user_id, refresh_hash from tenant_auth_session
+         where tenant_id = ? and revoked_at is null and expires_at > ?::timestamptz limit 1`,
+      [tenantId, NOW.toISOString()],
+      'all',
+    )) as { id: string; user_id: string; refresh_hash: string }[];
+    const expected = {
+      sessionId: row?.id ?? '',
+      userId: row?.user_id ?? '',
+      refreshHash: row?.refresh_hash ?? '',
+      activeAt: NOW,
+    };
+    const next = {
+      refreshHash: 'f'.repeat(64),
+      refreshJti: 'jti-next',
+      refreshIssuedAt: NOW,
+      refreshExpiresAt: NOW,
+      expiresAt: NOW,
+      lastUsedAt: NOW,
+      rotatedAt: NOW,
+    };
+    const plan = await planOf(async (store) => {
+      // It rotates (the store call before EXPLAIN runs it), so the plan is the one a refresh gets.
+      expect((await store.rotateCurrent?.(tenantId, expected, next))?.session.id).toBe(expected.sessionId);
+    });
+    expect(plan.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+    const indexes = new Set(plan.map((n) => n['Index Name']).filter((name) => name !== undefined));
+    // The session through an index the statement's conditions match (the planner picks among the primary
+    // key, the hash index and the user's sessions: a handful of rows each), the user by its primary key.
+    expect(
+      [...indexes].some((name) => name.startsWith('tenant_auth_session_')),
+      [...indexes].join(', '),
+    ).toBe(true);
+    expect(indexes).toContain('tenant_auth_user_pkey');
+  });
+
   it("lists a user's active sessions through the (user_id, tenant_id, expires_at) index", async () => {
     const plan = await planOf((store) => store.listActiveForUser(tenantId, userId, NOW));
     const scans = sessionScans(plan);

@@ -19,7 +19,8 @@ import { affectedRows, checkBatchSize, type SqlScope, selectRows } from './sql.j
  * @internal `SessionStore` on MikroORM (PostgreSQL or PGlite). Every read and write is scoped by tenant in SQL.
  * Rotation is one conditional `UPDATE ... WHERE id = ? AND tenant_id = ? AND refresh_hash = ? AND
  * revoked_at IS NULL`: the database serialises concurrent updates of the row, and the affected-row count
- * says who won. Revocations are single `UPDATE`s; cleanup deletes at most `batchSize` rows per call,
+ * says who won; `rotateCurrent` is the same update with the rest of a refresh's conditions, the audit
+ * record and the user in one statement. Revocations are single `UPDATE`s; cleanup deletes at most `batchSize` rows per call,
  * oldest expiry first, skipping rows locked by others.
  */
 export function mikroOrmSessionStore(em: () => EntityManager, scope: () => SqlScope): SessionStore {
@@ -147,6 +148,80 @@ select count(*) as rotated from rotated`,
           ],
         );
         return Number(rows[0]?.rotated ?? 0) === 1;
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
+
+    async rotateCurrent(tenantId, expected, next, event) {
+      if (!isUuid(tenantId) || !isUuid(expected.sessionId) || !isUuid(expected.userId)) return null;
+      const scoped = scope();
+      const sessionTable = qualifiedTableName(scoped.em, tenantAuthSessionSchema);
+      const userTable = qualifiedTableName(scoped.em, tenantAuthUserSchema);
+      // The refresh hot path in one statement: rotate by compare-and-set on the current hash, only for an
+      // active session of this user (which must still exist) whose absolute expiry the new one does not
+      // pass; insert the audit record from the rotated row; return the row with its user as one JSON value.
+      // Everything reads the statement's one snapshot, and the row lock serialises racing rotations.
+      const sql = `with rotated as (
+  update ${sessionTable} as s set
+    refresh_hash = ?, previous_refresh_hash = ?, refresh_jti = ?, refresh_issued_at = ?::timestamptz,
+    refresh_expires_at = ?::timestamptz, expires_at = ?::timestamptz, last_used_at = ?::timestamptz,
+    rotated_at = ?::timestamptz
+  where s.id = ? and s.tenant_id = ? and s.user_id = ? and s.refresh_hash = ? and s.revoked_at is null
+    and s.expires_at > ?::timestamptz and s.absolute_expires_at >= ?::timestamptz
+    and exists (select 1 from ${userTable} u where u.id = s.user_id and u.tenant_id = s.tenant_id)
+  returning ${SESSION_COLUMNS}
+)${
+        event
+          ? `,
+audited as (
+  insert into ${qualifiedTableName(scoped.em, tenantAuthAuditEventSchema)}
+    (id, tenant_id, type, at, actor_id, subject_id, session_id, ip_address, user_agent, request_id)
+  select ?, ?, ?, ?::timestamptz, ?, ?, ?, ?, ?, ? from rotated
+)`
+          : ''
+      }
+select r.*, (select row_to_json(u) from (select ${USER_COLUMNS}
+    from ${userTable} where id = r."userId" and tenant_id = r."tenantId") u) as "user"
+  from rotated r`;
+      const params: unknown[] = [
+        next.refreshHash,
+        expected.refreshHash,
+        next.refreshJti,
+        next.refreshIssuedAt.toISOString(),
+        next.refreshExpiresAt.toISOString(),
+        next.expiresAt.toISOString(),
+        next.lastUsedAt.toISOString(),
+        next.rotatedAt.toISOString(),
+        expected.sessionId,
+        tenantId,
+        expected.userId,
+        expected.refreshHash,
+        expected.activeAt.toISOString(),
+        next.expiresAt.toISOString(),
+      ];
+      if (event) {
+        params.push(
+          event.id,
+          event.tenantId,
+          event.type,
+          event.at.toISOString(),
+          event.actorId,
+          event.subjectId,
+          event.sessionId,
+          event.ipAddress,
+          event.userAgent,
+          event.requestId,
+        );
+      }
+      try {
+        const [row] = await selectRows<SessionRow & { user: UserRow | string | null }>(scoped, sql, params);
+        if (!row) return null;
+        // pg and PGlite parse `json` into an object; an application may have replaced that parser.
+        const user = typeof row.user === 'string' ? (JSON.parse(row.user) as UserRow | null) : row.user;
+        // The statement only rotates when the user exists: null here would be a broken snapshot.
+        if (!user) return null;
+        return { session: toSession(row), user: toUser(user) };
       } catch (err) {
         throw toStoreError(err);
       }
