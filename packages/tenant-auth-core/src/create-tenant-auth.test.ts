@@ -396,7 +396,7 @@ describe('sessions', () => {
     expect(third.session.expiresAt.getTime() - Date.UTC(2026, 0, 1)).toBe(10 * DAY);
   });
 
-  it("refuse a one-step refresh when the store returns a session or user other than the token's", async () => {
+  it("refuse a one-step refresh when the store returns a session or user other than the token's, or a session it should not have rotated", async () => {
     const { auth, stores, first } = await registered();
     const eve = await auth.register({ email: 'eve@example.com', password: PASSWORD });
     const eveUser = (await stores.users.findById(eve.user.tenantId, eve.user.id))!;
@@ -409,6 +409,14 @@ describe('sessions', () => {
         user: { ...eveUser, tenantId: first.user.tenantId },
       }),
       (found: { session: Session; user: User }) => ({ ...found, session: eveSession }),
+      (found: { session: Session; user: User }) => ({
+        ...found,
+        session: { ...found.session, absoluteExpiresAt: found.session.createdAt },
+      }),
+      (found: { session: Session; user: User }) => ({
+        ...found,
+        session: { ...found.session, revokedAt: found.session.createdAt },
+      }),
     ];
     let token = first.refreshToken;
     for (const wrong of wrongs) {

@@ -12,6 +12,8 @@ import {
 } from './support/databases.js';
 
 const NOW = new Date('2026-03-01T00:00:00.000Z');
+/** Within the fixtures' absolute expiry (20 days on): a rotation the later plans do not notice. */
+const SEVEN_DAYS_ON = new Date(NOW.getTime() + 7 * 86_400_000);
 
 interface PlanNode {
   'Node Type': string;
@@ -145,8 +147,8 @@ describe.skipIf(!TEST_DATABASE_URL)('query plans on PostgreSQL (5,000 sessions, 
       refreshHash: 'f'.repeat(64),
       refreshJti: 'jti-next',
       refreshIssuedAt: NOW,
-      refreshExpiresAt: NOW,
-      expiresAt: NOW,
+      refreshExpiresAt: SEVEN_DAYS_ON,
+      expiresAt: SEVEN_DAYS_ON,
       lastUsedAt: NOW,
       rotatedAt: NOW,
     };

@@ -40,7 +40,7 @@ describe('a refresh on the MikroORM stores (PGlite)', () => {
     expect(sent[0]).toMatch(/from "tenant_auth_user"/);
   });
 
-  it('sends two for the token a rotation replaced, within the grace period: the read, then the re-issue', async () => {
+  it('sends four for the token a rotation replaced, within the grace period: the miss, two reads, the re-issue record', async () => {
     const auth = authOn(createMikroOrmStores(orm));
     const registered = await auth.register({ email: 'bob@example.com', password: 'Tr1cky-Harbour-Lantern' });
     const refreshed = await auth.refresh(registered.refreshToken);
@@ -49,11 +49,14 @@ describe('a refresh on the MikroORM stores (PGlite)', () => {
     const sent = statements;
     statements = null;
     expect(again.refreshToken).toBe(refreshed.refreshToken);
-    // The one-step rotation finds nothing current, then the session is read with its user and read again
-    // before the re-issue is recorded.
+    // The one-step rotation finds nothing current (one statement more than before it existed), then the
+    // session is read with its user, read again, and the re-issue recorded.
+    expect(sent).toHaveLength(4);
     expect(sent[0]).toMatch(/^with rotated as \(\s*update "tenant_auth_session"/);
     expect(sent[1]).toMatch(/from "tenant_auth_session"/);
     expect(sent[1]).toMatch(/from "tenant_auth_user"/);
+    expect(sent[2]).toMatch(/from "tenant_auth_session" where id = /);
+    expect(sent[3]).toMatch(/insert into "tenant_auth_audit_event"/);
   });
 });
 

@@ -123,11 +123,14 @@ export function createRotation(deps: {
     );
     if (!rotated) return undefined;
     const { session, user } = rotated;
-    // The new access token carries what the store returned: it must be this session's, and its user's.
+    // The new access token carries what the store returned: it must be this session's, and its user's, and
+    // the session what the store promised to rotate (active, its absolute expiry not passed).
     if (
       session.id !== claims.sessionId ||
       session.tenantId !== claims.tenantId ||
       session.userId !== claims.userId ||
+      session.revokedAt !== null ||
+      session.absoluteExpiresAt < expiresAt ||
       user.id !== session.userId ||
       user.tenantId !== session.tenantId
     ) {

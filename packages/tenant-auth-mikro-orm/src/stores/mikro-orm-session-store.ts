@@ -219,8 +219,9 @@ select r.*, (select row_to_json(u) from (select ${USER_COLUMNS}
         if (!row) return null;
         // pg and PGlite parse `json` into an object; an application may have replaced that parser.
         const user = typeof row.user === 'string' ? (JSON.parse(row.user) as UserRow | null) : row.user;
-        // The statement only rotates when the user exists: null here would be a broken snapshot.
-        if (!user) return null;
+        // The statement only rotates when the user exists, in the same snapshot: no user here means the
+        // database broke that promise, and null would claim nothing changed.
+        if (!user) throw new Error('the rotated session came back without its user');
         return { session: toSession(row), user: toUser(user) };
       } catch (err) {
         throw toStoreError(err);

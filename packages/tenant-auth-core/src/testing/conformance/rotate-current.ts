@@ -91,8 +91,8 @@ export function rotateCurrentCases({ test, stores, seedUser }: ConformanceContex
           'a hash that is not current',
           rotate(user.tenantId, expected(s, { refreshHash: hex64() }), rotationAt(60_000)),
         ],
-        // Expired at `activeAt`: the session's expiry is 7 days.
-        ['an expired session', rotate(user.tenantId, expected(s, { ms: 7 * DAY }), rotationAt(7 * DAY))],
+        // Expired at `activeAt` (the session's expiry is 7 days), with a new expiry inside the absolute one.
+        ['an expired session', rotate(user.tenantId, expected(s, { ms: 7 * DAY }), rotationAt(60_000))],
         // The sliding expiry would pass the absolute one (10 days).
         [
           'past the absolute expiry',
@@ -115,10 +115,25 @@ export function rotateCurrentCases({ test, stores, seedUser }: ConformanceContex
       expect(await stores().auditEvents.list(other.tenantId, { limit: 10 })).toEqual([]);
     });
 
-    it('refuses a session whose user is gone, and one whose absolute expiry is exactly the new expiry rotates', async () => {
+    it('refuses a session without a user in its tenant; rotates one at the edges of its expiries', async () => {
       const rotate = rotateCurrent();
       if (!rotate) return;
       const owner = await seedUser();
+      const other = await seedUser();
+      // A session of this tenant naming the other tenant's user (no store should write one; a store may
+      // refuse it): never rotated, since its user is not one of the session's tenant.
+      const foreign = { ...sessionFor(owner), userId: other.id };
+      const created = await sessions()
+        .create(foreign)
+        .then(
+          () => true,
+          () => false,
+        );
+      if (created) {
+        expect(await rotate(owner.tenantId, expected(foreign), rotationAt(60_000))).toBeNull();
+        expect(await sessions().findById(owner.tenantId, foreign.id)).toEqual(foreign);
+      }
+      // A store that keeps the sessions of a deleted user must not rotate them (ours delete them).
       const member = memberOf(owner.tenantId);
       await stores().users.create(member);
       const gone = sessionFor(member);
@@ -126,7 +141,6 @@ export function rotateCurrentCases({ test, stores, seedUser }: ConformanceContex
       expect(await stores().users.delete(owner.tenantId, member.id)).toBe(true);
       const stillThere = await sessions().findById(owner.tenantId, gone.id);
       if (stillThere) {
-        // A store that keeps the sessions of a deleted user must not rotate them.
         expect(await rotate(owner.tenantId, expected(gone), rotationAt(60_000))).toBeNull();
         expect(await sessions().findById(owner.tenantId, gone.id)).toEqual(stillThere);
       }
@@ -134,8 +148,14 @@ export function rotateCurrentCases({ test, stores, seedUser }: ConformanceContex
       const edge = sessionFor(owner, { absoluteExpiresAt: at(60_000 + 7 * DAY) });
       await sessions().create(edge);
       expect(await rotate(owner.tenantId, expected(edge), rotationAt(60_000))).not.toBeNull();
-      const other = await seedUser();
+      // A millisecond before the session expires, it is still active.
+      const late = sessionFor(owner);
+      await sessions().create(late);
+      expect(
+        await rotate(owner.tenantId, expected(late, { ms: 7 * DAY - 1 }), rotationAt(60_000)),
+      ).not.toBeNull();
       expect(await sessions().findById(other.tenantId, edge.id)).toBeNull();
+      expect(await sessions().findById(other.tenantId, late.id)).toBeNull();
     });
 
     it('lets exactly one of 30 concurrent calls with the same hash win, with one audit event', async () => {
