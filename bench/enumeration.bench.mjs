@@ -26,6 +26,8 @@ import {
 
 const PAIRS = Math.max(10, Math.round(DURATION * 4));
 const WARMUP = 2;
+/** "Forgot password" answers in about 2 ms, where noise is a larger share: twice the pairs. */
+const FORGOT_PAIRS = 2 * PAIRS;
 
 await main(async () => {
   const problem = await postgresProblem();
@@ -64,7 +66,7 @@ await main(async () => {
   // Forgot password: a fresh known account per request (registered before the timed part).
   const forgotUrl = `${server.url}/api/v1/auth/password/forgot`;
   const accounts = [];
-  for (let i = 0; i < PAIRS + WARMUP; i++) accounts.push(await registerUser(server.url, `forgot${i}`));
+  for (let i = 0; i < FORGOT_PAIRS + WARMUP; i++) accounts.push(await registerUser(server.url, `forgot${i}`));
   const forgot = async (email) => {
     const res = await http(forgotUrl, {
       method: 'POST',
@@ -77,7 +79,7 @@ await main(async () => {
   };
   const forgotUnknown = [];
   const forgotKnown = [];
-  for (let i = 0; i < PAIRS + WARMUP; i++) {
+  for (let i = 0; i < FORGOT_PAIRS + WARMUP; i++) {
     const order = i % 2 === 0 ? ['unknown', 'known'] : ['known', 'unknown'];
     for (const kind of order) {
       const ms =
@@ -85,9 +87,11 @@ await main(async () => {
           ? await forgot(`nobody-${randomBytes(6).toString('hex')}@bench.example.com`)
           : await forgot(accounts[i].email);
       if (i >= WARMUP) (kind === 'unknown' ? forgotUnknown : forgotKnown).push(ms);
+      // Let the background work of this request finish (a known address's token, email and audit record
+      // are written after the answer), so it does not sit in the next request's timing. Paused only
+      // between pairs, every other pair timed an unknown address right behind a known one's work.
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    // Let the background work of this pair finish, so it does not sit in the next pair's timing.
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
   await server.stop();
   await db.drop();
@@ -95,7 +99,7 @@ await main(async () => {
   const fk = median(forgotKnown);
   addRow({
     id: 'enumeration.forgot',
-    benchmark: `enumeration timing: median "forgot password" latency, unknown address, ${PAIRS} each`,
+    benchmark: `enumeration timing: median "forgot password" latency, unknown address, ${FORGOT_PAIRS} each`,
     measured: `unknown address ${fmt.ms(fu)}`,
     baseline: `known address ${fmt.ms(fk)}`,
     ratio: fu / fk,
