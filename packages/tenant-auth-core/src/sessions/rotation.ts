@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { auditRecordOf, type EventLog } from '../events/event-log.js';
 import type { RequestContext, Session, User } from '../records.js';
-import type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
+import type { SessionRotation, TenantAuthStores } from '../stores/tenant-auth-stores.js';
 import type { AuthResult } from '../tenant-auth.js';
 import { invalidToken } from '../tokens/keys.js';
 import { hashRefreshToken, type RefreshClaims, type TokenService } from '../tokens/token-service.js';
@@ -68,6 +68,49 @@ export function createRotation(deps: {
   const refreshTtlMs = tokens.refreshTokenTtlSeconds * 1000;
 
   /**
+   * What rotating `of`'s session at `now` to a token that expires at `expiresAt` takes: the new token, the
+   * fields the store sets, the audit event that goes in with them. Nothing is stored.
+   */
+  async function nextRotation(
+    of: { tenantId: string; userId: string; sessionId: string },
+    now: Date,
+    expiresAt: Date,
+    context: RequestContext,
+  ) {
+    const jti = tokens.newJti();
+    const child = await tokens.signRefreshToken({ ...of, jti, issuedAt: now, expiresAt });
+    const next: SessionRotation = {
+      refreshHash: hashRefreshToken(child),
+      refreshJti: jti,
+      refreshIssuedAt: new Date(Math.floor(now.getTime() / 1000) * 1000),
+      refreshExpiresAt: expiresAt,
+      expiresAt,
+      lastUsedAt: now,
+      rotatedAt: now,
+    };
+    const { tenantId, userId, sessionId } = of;
+    const event = {
+      type: 'refreshed',
+      ...events.base({ tenantId, actorId: userId, subjectId: userId, sessionId }, context),
+    } as const;
+    return { child, next, event };
+  }
+
+  /** The answer to the winner of a rotation: the session as `next` left it, a new access token. */
+  const respondRotated = (session: Session, user: User, child: string, next: SessionRotation) =>
+    sessionTokens.respond(
+      {
+        ...session,
+        expiresAt: next.expiresAt,
+        refreshExpiresAt: next.refreshExpiresAt,
+        refreshIssuedAt: next.refreshIssuedAt,
+      },
+      user,
+      child,
+      true,
+    );
+
+  /**
    * The common refresh in one round trip, on a store with `rotateCurrent`: the presented token is the
    * session's current one and the session is far enough from its absolute expiry for the new token to
    * slide its whole lifetime (the store checks both, with the rest). Undefined when the store has no such
@@ -84,41 +127,18 @@ export function createRotation(deps: {
     // A token cut short by the absolute expiry says the session is near its end: the next one is cut short
     // too, which only the session's stored expiry can say (the two-step path reads it).
     if (claims.expiresAt.getTime() - claims.issuedAt.getTime() < refreshTtlMs) return undefined;
+    const { tenantId, userId, sessionId } = claims;
     const expiresAt = sessionTokens.nextExpiry(now, FAR_FUTURE);
-    const fields = {
-      userId: claims.userId,
-      tenantId: claims.tenantId,
-      sessionId: claims.sessionId,
-      jti: tokens.newJti(),
-      issuedAt: now,
+    const { child, next, event } = await nextRotation(
+      { tenantId, userId, sessionId },
+      now,
       expiresAt,
-    };
-    const child = await tokens.signRefreshToken(fields);
-    const refreshIssuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
-    const event = {
-      type: 'refreshed',
-      ...events.base(
-        {
-          tenantId: claims.tenantId,
-          actorId: claims.userId,
-          subjectId: claims.userId,
-          sessionId: claims.sessionId,
-        },
-        context,
-      ),
-    } as const;
+      context,
+    );
     const rotated = await sessions.rotateCurrent(
-      claims.tenantId,
-      { sessionId: claims.sessionId, userId: claims.userId, refreshHash: hash, activeAt: now },
-      {
-        refreshHash: hashRefreshToken(child),
-        refreshJti: fields.jti,
-        refreshIssuedAt,
-        refreshExpiresAt: expiresAt,
-        expiresAt,
-        lastUsedAt: now,
-        rotatedAt: now,
-      },
+      tenantId,
+      { sessionId, userId, refreshHash: hash, activeAt: now },
+      next,
       auditRecordOf(event),
     );
     if (!rotated) return undefined;
@@ -126,9 +146,9 @@ export function createRotation(deps: {
     // The new access token carries what the store returned: it must be this session's, and its user's, and
     // the session what the store promised to rotate (active, its absolute expiry not passed).
     if (
-      session.id !== claims.sessionId ||
-      session.tenantId !== claims.tenantId ||
-      session.userId !== claims.userId ||
+      session.id !== sessionId ||
+      session.tenantId !== tenantId ||
+      session.userId !== userId ||
       session.revokedAt !== null ||
       session.absoluteExpiresAt < expiresAt ||
       user.id !== session.userId ||
@@ -137,12 +157,7 @@ export function createRotation(deps: {
       invalid(context);
     }
     events.emit(event);
-    return sessionTokens.respond(
-      { ...session, expiresAt, refreshExpiresAt: expiresAt, refreshIssuedAt },
-      user,
-      child,
-      true,
-    );
+    return respondRotated(session, user, child, next);
   }
 
   return async function refresh(refreshToken: string, context: RequestContext = {}): Promise<AuthResult> {
@@ -171,39 +186,18 @@ export function createRotation(deps: {
 
     if (session.refreshHash === hash) {
       const expiresAt = sessionTokens.nextExpiry(now, session.absoluteExpiresAt);
-      const fields = {
-        ...sessionTokens.refreshFieldsOf(session),
-        jti: tokens.newJti(),
-        issuedAt: now,
+      const { tenantId, userId, id: sessionId } = session;
+      const { child, next, event } = await nextRotation(
+        { tenantId, userId, sessionId },
+        now,
         expiresAt,
-      };
-      const child = await tokens.signRefreshToken(fields);
-      const refreshIssuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
-      const event = { type: 'refreshed', ...events.base(parties(session), context) } as const;
-      // The audit record goes in with the rotation, atomically, if and only if this caller wins.
-      const won = await stores.sessions.rotate(
-        session.tenantId,
-        session.id,
-        hash,
-        {
-          refreshHash: hashRefreshToken(child),
-          refreshJti: fields.jti,
-          refreshIssuedAt,
-          refreshExpiresAt: expiresAt,
-          expiresAt,
-          lastUsedAt: now,
-          rotatedAt: now,
-        },
-        auditRecordOf(event),
+        context,
       );
+      // The audit record goes in with the rotation, atomically, if and only if this caller wins.
+      const won = await stores.sessions.rotate(tenantId, sessionId, hash, next, auditRecordOf(event));
       if (won) {
         events.emit(event);
-        return sessionTokens.respond(
-          { ...session, expiresAt, refreshExpiresAt: expiresAt, refreshIssuedAt },
-          user,
-          child,
-          true,
-        );
+        return respondRotated(session, user, child, next);
       }
       // Lost the race: somebody rotated this very token a moment ago. Read what they stored.
       session = await stores.sessions.findById(session.tenantId, session.id);

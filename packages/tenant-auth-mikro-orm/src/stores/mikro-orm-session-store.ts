@@ -16,6 +16,34 @@ import { SESSION_COLUMNS, type SessionRow, toSession, toUser, USER_COLUMNS, type
 import { affectedRows, checkBatchSize, type SqlScope, selectRows } from './sql.js';
 
 /**
+ * The part of a rotation statement that inserts `event` from the rows its `rotated` CTE returns (so the
+ * record exists if and only if the rotation happened), and its parameters; nothing without an event.
+ */
+function auditedBy(scoped: SqlScope, event: AuditEvent | undefined): { sql: string; params: unknown[] } {
+  if (!event) return { sql: '', params: [] };
+  return {
+    sql: `,
+audited as (
+  insert into ${qualifiedTableName(scoped.em, tenantAuthAuditEventSchema)}
+    (id, tenant_id, type, at, actor_id, subject_id, session_id, ip_address, user_agent, request_id)
+  select ?, ?, ?, ?::timestamptz, ?, ?, ?, ?, ?, ? from rotated
+)`,
+    params: [
+      event.id,
+      event.tenantId,
+      event.type,
+      event.at.toISOString(),
+      event.actorId,
+      event.subjectId,
+      event.sessionId,
+      event.ipAddress,
+      event.userAgent,
+      event.requestId,
+    ],
+  };
+}
+
+/**
  * @internal `SessionStore` on MikroORM (PostgreSQL or PGlite). Every read and write is scoped by tenant in SQL.
  * Rotation is one conditional `UPDATE ... WHERE id = ? AND tenant_id = ? AND refresh_hash = ? AND
  * revoked_at IS NULL`: the database serialises concurrent updates of the row, and the affected-row count
@@ -124,28 +152,12 @@ export function mikroOrmSessionStore(em: () => EntityManager, scope: () => SqlSc
       ];
       try {
         if (!event) return (await affectedRows(scoped, update, params)) === 1;
+        const audited = auditedBy(scoped, event);
         const rows = await selectRows<{ rotated: number | string }>(
           scoped,
-          `with rotated as (${update} returning id),
-audited as (
-  insert into ${qualifiedTableName(scoped.em, tenantAuthAuditEventSchema)}
-    (id, tenant_id, type, at, actor_id, subject_id, session_id, ip_address, user_agent, request_id)
-  select ?, ?, ?, ?::timestamptz, ?, ?, ?, ?, ?, ? from rotated
-)
+          `with rotated as (${update} returning id)${audited.sql}
 select count(*) as rotated from rotated`,
-          [
-            ...params,
-            event.id,
-            event.tenantId,
-            event.type,
-            event.at.toISOString(),
-            event.actorId,
-            event.subjectId,
-            event.sessionId,
-            event.ipAddress,
-            event.userAgent,
-            event.requestId,
-          ],
+          [...params, ...audited.params],
         );
         return Number(rows[0]?.rotated ?? 0) === 1;
       } catch (err) {
@@ -158,6 +170,7 @@ select count(*) as rotated from rotated`,
       const scoped = scope();
       const sessionTable = qualifiedTableName(scoped.em, tenantAuthSessionSchema);
       const userTable = qualifiedTableName(scoped.em, tenantAuthUserSchema);
+      const audited = auditedBy(scoped, event);
       // The refresh hot path in one statement: rotate by compare-and-set on the current hash, only for an
       // active session of this user (which must still exist) whose absolute expiry the new one does not
       // pass; insert the audit record from the rotated row; return the row with its user as one JSON value.
@@ -171,16 +184,7 @@ select count(*) as rotated from rotated`,
     and s.expires_at > ?::timestamptz and s.absolute_expires_at >= ?::timestamptz
     and exists (select 1 from ${userTable} u where u.id = s.user_id and u.tenant_id = s.tenant_id)
   returning ${SESSION_COLUMNS}
-)${
-        event
-          ? `,
-audited as (
-  insert into ${qualifiedTableName(scoped.em, tenantAuthAuditEventSchema)}
-    (id, tenant_id, type, at, actor_id, subject_id, session_id, ip_address, user_agent, request_id)
-  select ?, ?, ?, ?::timestamptz, ?, ?, ?, ?, ?, ? from rotated
-)`
-          : ''
-      }
+)${audited.sql}
 select r.*, (select row_to_json(u) from (select ${USER_COLUMNS}
     from ${userTable} where id = r."userId" and tenant_id = r."tenantId") u) as "user"
   from rotated r`;
@@ -199,21 +203,8 @@ select r.*, (select row_to_json(u) from (select ${USER_COLUMNS}
         expected.refreshHash,
         expected.activeAt.toISOString(),
         next.expiresAt.toISOString(),
+        ...audited.params,
       ];
-      if (event) {
-        params.push(
-          event.id,
-          event.tenantId,
-          event.type,
-          event.at.toISOString(),
-          event.actorId,
-          event.subjectId,
-          event.sessionId,
-          event.ipAddress,
-          event.userAgent,
-          event.requestId,
-        );
-      }
       try {
         const [row] = await selectRows<SessionRow & { user: UserRow | string | null }>(scoped, sql, params);
         if (!row) return null;
