@@ -41,11 +41,12 @@ export interface RedisRateLimitStoreOptions {
 
 /**
  * Between the prefix and the key: the version of the stored layout. tenant-auth 1.0 kept a list under the
- * bare key; 1.1 keeps a packed string (at most two commands per hit) under `s:`, so an instance of either
- * version never meets the other's keys during a rolling upgrade (each counts only the hits it sees until
- * the rollout is done; the old keys expire within a window).
+ * bare key; 1.1 keeps a string with a header, read and written in place, under `s2:` (`s:` held an
+ * earlier packed string that was never released), so an instance of either version never meets the
+ * other's keys during a rolling upgrade (each counts only the hits it sees until the rollout is done; the
+ * old keys expire within a window).
  */
-const LAYOUT = 's:';
+const LAYOUT = 's2:';
 
 // A client in these states is known to be disconnected: ioredis would park the command in its offline
 // queue until it reconnects, so the hit fails at once instead. `wait` (lazyConnect) and `connecting` are
@@ -54,11 +55,11 @@ const DOWN = new Set(['reconnecting', 'close', 'end', 'disconnecting']);
 
 /**
  * A `RateLimitStore` on Redis, for several instances sharing one budget: one round trip per hit
- * (`EVALSHA` of a Lua script, `EVAL` once after a script flush or a Redis restart), atomic, with at most
- * two Redis commands per hit whatever a key holds, a TTL on every key and at most ~63 entries per key (a
- * packed string under `<keyPrefix>s:<key>`). When Redis is down or slow, `hit` rejects with
- * `TenantAuthError('unavailable')` within `commandTimeoutMs`, and works again as soon as ioredis has
- * reconnected by itself.
+ * (`EVALSHA` of a Lua script, `EVAL` once after a script flush or a Redis restart), atomic, usually two
+ * to four Redis commands per hit on a few bytes each however much a key holds (see sliding-log-script.ts),
+ * a TTL on every key and at most 63 entries per key (a string of at most ~1.6 KiB under
+ * `<keyPrefix>s2:<key>`). When Redis is down or slow, `hit` rejects with `TenantAuthError('unavailable')`
+ * within `commandTimeoutMs`, and works again as soon as ioredis has reconnected by itself.
  *
  * @example
  * import { Redis } from 'ioredis';

@@ -2,130 +2,157 @@ import { createHash } from 'node:crypto';
 
 /**
  * The sliding log of tenant-auth-core (`slidingLogHit`, see its comment for why a coalesced log) in Lua, so
- * one `EVALSHA` reads, trims, records and sets the TTL atomically, with two commands whatever the log holds.
+ * one `EVALSHA` reads, trims, records and sets the TTL atomically.
  *
- * The key is a string: the total count of its entries (a big-endian double), then the entries, oldest first,
- * 16 bytes each (timestamp and count, two big-endian doubles), one per slot of `windowMs / 60`, at most
- * `ENTRY_CAP`. A hit is one `GET` and one `SET` (or `DEL`, or nothing): it unpacks the entries that have
- * just left the window (usually none) and the newest, never the rest, and keeps a running total instead of
- * summing. It reads the entries where the `GET` left them and makes two new strings of them only when it
- * writes (one `string.sub`, one concatenation): a new string of up to 1 KiB (a minute's window) costs Redis
- * more than anything else the script does. A hit whose slot is not newer than the newest entry's merges into
- * it; the merged entry expires with its latest hit. A recording hit sets the TTL (`PX`) to when the newest
- * entry leaves the window, so Redis drops an idle key by itself; other writes keep it (`KEEPTTL`). With cost
- * 0 the script records nothing (it only forgets expired entries); a negative cost gives hits back, newest
- * first; with a limit (>= 0) nothing is recorded when the count would exceed it.
+ * The key is a string laid out so that a hit reads and writes a few bytes in place (`GETRANGE`,
+ * `SETRANGE`) instead of the whole log: a new string of up to 1 KiB per hit, and closures, were what
+ * cost Redis most in the earlier layouts.
+ *
+ * - A header of 64 bytes, eight big-endian doubles: the total count of the entries; the oldest entry
+ *   (timestamp, count); the newest entry (timestamp, count); `first` and `stop`, the byte offsets of the
+ *   older entries; `expAt`, when the TTL last set runs out (on the callers' clock).
+ * - The older entries: every entry but the newest, oldest first, 16 bytes each (timestamp, count) in the
+ *   bytes `first` to `stop`. The oldest entry in the header is a copy of the one at `first` (or is the
+ *   newest when there is no older one); the newest lives in the header only.
+ *
+ * A hit reads the header. Entries that have left the window are forgotten from the oldest end by moving
+ * `first` on (reading up to 8 of the older entries per `GETRANGE` to find the next oldest); a hit whose
+ * slot (`windowMs / 60`) is not newer than the newest entry's merges into it (the merged entry expires
+ * with its latest hit); one in a newer slot moves the newest entry to `stop` (one `SETRANGE`). The header
+ * is written back with one `SETRANGE`. Bytes before `first` are dropped (the key rewritten with `SET`)
+ * once there are 512 of them, so a key stays under ~1.6 KiB. At most `entryCap` entries: past it (only when
+ * the window of a key grows) the oldest merges into the next. With cost 0 the script records nothing (it
+ * only forgets expired entries); a negative cost gives hits back, newest first; with a limit (>= 0)
+ * nothing is recorded when the count would exceed it.
+ *
+ * The TTL: a recording hit whose newest entry would outlive `expAt` sets it (`PEXPIRE`) to a quarter of a
+ * window past when that entry leaves the window, so a key hit all the time sets it about four times a
+ * window, and an idle key is dropped by Redis at most a quarter of a window after its last hit has left
+ * the window. Other writes keep it.
  * This layout lives under its own keys, apart from 1.0's lists (`LAYOUT` in redis-rate-limit-store.ts).
  *
  * KEYS[1] the key; ARGV: now (ms), windowMs, cost, slotMs, entryCap, limit (-1: none).
  * Returns `{ count, resetMs }`: the count the hit makes, recorded or not.
  */
+// Written for Redis's Lua 5.1: no closures (a closure over many locals cost more than the commands), and
+// offsets that do not change passed as strings (Redis formats a Lua number argument with printf).
 export const SLIDING_LOG_LUA = `
 local key = KEYS[1]
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
-local slot = tonumber(ARGV[4])
-local cap = tonumber(ARGV[5])
 local limit = tonumber(ARGV[6])
 local cutoff = now - window
-local ENTRY = 16
-local pack, unpack, sub, floor, min = struct.pack, struct.unpack, string.sub, math.floor, math.min
+local call, pack, unpack = redis.call, struct.pack, struct.unpack
 
-local stored = redis.call('GET', key)
-local raw = stored or ''
-local n = 0
-local size = 0
-if stored then
-  n = unpack('>d', raw)
-  size = (#raw - 8) / ENTRY
-end
--- The live entries: the bytes first..last of raw, then tail (the newest entry when a hit rewrote or added
--- it, else ''). Nothing is copied until the key is written.
-local first = 9
-local last = 8 + size * ENTRY
-local tail = ''
+local header = call('GETRANGE', key, '0', '63')
+local stored = #header == 64
+local n, hTs, hCount, tTs, tCount, first, stop, expAt = 0, 0, 0, 0, 0, 64, 64, 0
+if stored then n, hTs, hCount, tTs, tCount, first, stop, expAt = unpack('>dddddddd', header) end
+local exists = stored
+local changed = false
+-- append: the entry to write at appendAt; whole: every older entry, when the key is rewritten; ttl: a
+-- new TTL in ms, or nil to keep the key's.
+local append, appendAt, whole, ttl
 
 -- Forget the entries that have left the window, oldest first.
-while first < last do
-  local ts, count = unpack('>dd', raw, first)
-  if ts > cutoff then break end
-  n = n - count
-  first = first + ENTRY
-  size = size - 1
+if exists and hTs <= cutoff then
+  changed = true
+  local buf, at = '', 1
+  repeat
+    n = n - hCount
+    if first == stop then
+      exists = false
+    else
+      first = first + 16
+      if first == stop then
+        hTs, hCount = tTs, tCount
+      else
+        if at > #buf then
+          buf = call('GETRANGE', key, first, math.min(stop, first + 128) - 1)
+          at = 1
+        end
+        hTs, hCount = unpack('>dd', buf, at)
+        at = at + 16
+      end
+    end
+  until not exists or hTs > cutoff
 end
-local changed = first > 9
 local before = n
-
--- ttl: a new TTL in ms, or nil to keep the key's.
-local function save(ttl)
-  if size == 0 then
-    if stored then redis.call('DEL', key) end
-  elseif ttl then
-    redis.call('SET', key, pack('>d', n) .. sub(raw, first, last) .. tail, 'PX', ttl)
-  elseif changed then
-    redis.call('SET', key, pack('>d', n) .. sub(raw, first, last) .. tail, 'KEEPTTL')
-  end
-end
-local function reset()
-  if n <= 0 or size == 0 then return 0 end
-  if first < last then return unpack('>d', raw, first) + window - now end
-  return unpack('>d', tail) + window - now
-end
+local refused = false
 
 if cost < 0 then
   local back = -cost
-  -- tail stays '' until the last step: the newest entry is always the last one of raw.
-  while back > 0 and size > 0 do
-    local ts, count = unpack('>dd', raw, last - ENTRY + 1)
-    local take = min(back, count)
-    back = back - take
-    n = n - take
-    changed = true
-    last = last - ENTRY
-    if take < count then
-      tail = pack('>dd', ts, count - take)
-    else
-      size = size - 1
+  while back > 0 and exists do
+    local take = math.min(back, tCount)
+    back, n, tCount, changed = back - take, n - take, tCount - take, true
+    if tCount == 0 then
+      if first < stop then
+        tTs, tCount = unpack('>dd', call('GETRANGE', key, stop - 16, stop - 1))
+        stop = stop - 16
+      else
+        exists = false
+      end
     end
   end
-  save(nil)
 elseif limit >= 0 and before + cost > limit then
-  save(nil)
-  return { before + cost, reset() }
+  refused = true
 elseif cost > 0 then
-  local tailTs = now
-  if size > 0 then
-    local ts, count = unpack('>dd', raw, last - ENTRY + 1)
-    if floor(now / slot) <= floor(ts / slot) then
-      if now > ts then ts = now end
-      tailTs = ts
-      tail = pack('>dd', ts, count + cost)
-      last = last - ENTRY
+  changed = true
+  local slot = tonumber(ARGV[4])
+  if exists and math.floor(now / slot) <= math.floor(tTs / slot) then
+    if now > tTs then tTs = now end
+    tCount = tCount + cost
+  else
+    if exists then
+      append, appendAt = pack('>dd', tTs, tCount), stop
+      stop = stop + 16
     end
-  end
-  if tail == '' then
-    tail = pack('>dd', now, cost)
-    size = size + 1
+    tTs, tCount, exists = now, cost, true
   end
   n = n + cost
-  if size > cap then
+  local cap = tonumber(ARGV[5])
+  if (stop - first) / 16 + 1 > cap then
     -- Only when the window of a key grows: merge the oldest entry into the next.
-    local entries = sub(raw, first, last) .. tail
-    while size > cap do
+    local entries = call('GETRANGE', key, first, (appendAt or stop) - 1) .. (append or '')
+    while #entries / 16 + 1 > cap do
       local _, oldest = unpack('>dd', entries, 1)
-      local ts, count = unpack('>dd', entries, ENTRY + 1)
-      entries = pack('>dd', ts, count + oldest) .. sub(entries, 2 * ENTRY + 1)
-      size = size - 1
+      local ts, count = unpack('>dd', entries, 17)
+      entries = pack('>dd', ts, count + oldest) .. string.sub(entries, 33)
     end
-    raw, first, last, tail = entries, 1, #entries, ''
+    hTs, hCount = unpack('>dd', entries, 1)
+    whole, first, stop, append = entries, 64, 64 + #entries, nil
   end
-  save(tailTs + window - now)
-else
-  save(nil)
+  if not stored or tTs + window > expAt then
+    expAt = tTs + window + math.floor(window / 4)
+    ttl = expAt - now
+  end
 end
 
-return { n, reset() }
+if not exists then
+  if stored then call('DEL', key) end
+elseif changed then
+  if first == stop then
+    hTs, hCount, first, stop = tTs, tCount, 64, 64
+  elseif not whole and first >= 576 then
+    whole = call('GETRANGE', key, first, (appendAt or stop) - 1) .. (append or '')
+    first, stop, append = 64, 64 + #whole, nil
+  end
+  local head = pack('>dddddddd', n, hTs, hCount, tTs, tCount, first, stop, expAt)
+  if first == stop or whole then
+    if whole then head = head .. whole end
+    if ttl then call('SET', key, head, 'PX', ttl) else call('SET', key, head, 'KEEPTTL') end
+  else
+    if append then call('SETRANGE', key, appendAt, append) end
+    call('SETRANGE', key, '0', head)
+    if ttl then call('PEXPIRE', key, ttl) end
+  end
+end
+
+local count = n
+if refused then count = before + cost else before = n end
+if before <= 0 or not exists then return { count, 0 } end
+return { count, hTs + window - now }
 `;
 
 /** SHA-1 of the script, for `EVALSHA`. */

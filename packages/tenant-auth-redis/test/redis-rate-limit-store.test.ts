@@ -75,15 +75,26 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
     afterEach(() => {
       clock.advance(10 * MINUTE);
     });
-    /** The stored log: the total, then [timestamp, count] per entry (see sliding-log-script.ts). */
+    /**
+     * The stored log (see sliding-log-script.ts): the header's total and copies of the oldest and newest
+     * entries, the entries in order (the older ones from the bytes first..stop, then the newest), the
+     * length of the string and the TTL's end as the script last set it.
+     */
     const storedLog = async (key: string) => {
       const raw = await redis.getBuffer(key);
-      if (!raw) return { total: 0, entries: [] as [number, number][] };
+      if (!raw) return { total: 0, entries: [] as [number, number][], length: 0, expAt: 0 };
+      const [total, oldestTs, oldestCount, newestTs, newestCount, first, stop, expAt] = Array.from(
+        { length: 8 },
+        (_, i) => raw.readDoubleBE(i * 8),
+      ) as [number, number, number, number, number, number, number, number];
       const entries: [number, number][] = [];
-      for (let offset = 8; offset < raw.length; offset += 16) {
+      for (let offset = first; offset < stop; offset += 16) {
         entries.push([raw.readDoubleBE(offset), raw.readDoubleBE(offset + 8)]);
       }
-      return { total: raw.readDoubleBE(0), entries };
+      entries.push([newestTs, newestCount]);
+      // The header's copy of the oldest entry is always the first one.
+      expect(entries[0]).toEqual([oldestTs, oldestCount]);
+      return { total, entries, length: raw.length, expAt };
     };
     const fresh = () => {
       prefix = `${runPrefix}${randomUUID()}:`;
@@ -102,7 +113,7 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
 
     it('keeps the TTL through writes that record nothing, and deletes a key given back to nothing', async () => {
       fresh();
-      const key = `${prefix}s:k`;
+      const key = `${prefix}s2:k`;
       const t0 = now();
       await store.hit('k', { windowMs: MINUTE, now: t0, cost: 2 });
       await store.hit('k', { windowMs: MINUTE, now: t0 + 30_000, cost: 3 });
@@ -131,15 +142,29 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
       expect(await redis.exists(key)).toBe(0);
     });
 
-    it('sets a TTL on every key it writes, reaching to when its newest hit leaves the window', async () => {
+    it('sets a TTL past when the newest hit leaves the window, and extends it only when it falls short', async () => {
       fresh();
-      await store.hit('k', { windowMs: MINUTE, now: now() });
-      const first = await redis.pttl(`${prefix}s:k`);
-      expect(first).toBeGreaterThan(MINUTE - 5_000);
-      expect(first).toBeLessThanOrEqual(MINUTE);
+      const key = `${prefix}s2:k`;
+      const t0 = now();
+      const slack = MINUTE / 4;
+      await store.hit('k', { windowMs: MINUTE, now: t0 });
+      expect(await redis.pttl(key)).toBeGreaterThan(MINUTE + slack - 5_000);
+      expect(await redis.pttl(key)).toBeLessThanOrEqual(MINUTE + slack);
+      expect((await storedLog(key)).expAt).toBe(t0 + MINUTE + slack);
+      // 10 s later, on Redis's clock too: the TTL still outlasts the new hit's window, so it is kept.
+      await redis.pexpire(key, MINUTE + slack - 10_000);
+      await store.hit('k', { windowMs: MINUTE, now: t0 + 10_000 });
+      expect((await storedLog(key)).expAt).toBe(t0 + MINUTE + slack);
+      expect(await redis.pttl(key)).toBeLessThanOrEqual(MINUTE + slack - 10_000);
+      expect(await redis.pttl(key)).toBeGreaterThan(MINUTE);
+      // 20 s after the first hit the TTL (55 s left) would end before the new hit leaves the window (60 s).
+      await redis.pexpire(key, MINUTE + slack - 20_000);
+      await store.hit('k', { windowMs: MINUTE, now: t0 + 20_000 });
+      expect((await storedLog(key)).expAt).toBe(t0 + 20_000 + MINUTE + slack);
+      expect(await redis.pttl(key)).toBeGreaterThan(MINUTE + slack - 5_000);
       await store.hit('short', { windowMs: 2_000, now: now() });
-      expect(await redis.pttl(`${prefix}s:short`)).toBeGreaterThan(0);
-      expect(await redis.pttl(`${prefix}s:short`)).toBeLessThanOrEqual(2_000);
+      expect(await redis.pttl(`${prefix}s2:short`)).toBeGreaterThan(2_000);
+      expect(await redis.pttl(`${prefix}s2:short`)).toBeLessThanOrEqual(2_500);
     });
 
     it('writes nothing for a read', async () => {
@@ -148,7 +173,7 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
         count: 0,
         resetMs: 0,
       });
-      expect(await redis.exists(`${prefix}s:k`)).toBe(0);
+      expect(await redis.exists(`${prefix}s2:k`)).toBe(0);
     });
 
     it('holds a bounded number of entries per key whatever the rate', async () => {
@@ -157,18 +182,21 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
         clock.advance(373); // a hit every 373 ms for ~3.7 min: many slots, many windows
         await store.hit('k', { windowMs: 10_000, now: now() });
       }
-      const { entries } = await storedLog(`${prefix}s:k`);
+      const { entries, length } = await storedLog(`${prefix}s2:k`);
       expect(entries.length).toBeGreaterThan(20);
       expect(entries.length).toBeLessThanOrEqual(62);
+      // The bytes of forgotten entries are dropped once there are 512 of them: the header, fewer than 32
+      // forgotten entries, the live ones.
+      expect(length).toBeLessThan(64 + 512 + 16 * entries.length);
     });
 
-    it('keeps a running total before the entries, and drops expired entries from the oldest end', async () => {
+    it('keeps a running total in its header, and drops expired entries from the oldest end, several reads at once', async () => {
       fresh();
       for (let i = 0; i < 30; i++) {
         clock.advance(1_500); // a new slot (1 s for a minute's window) every hit
         await store.hit('k', { windowMs: MINUTE, now: now(), cost: 2 });
       }
-      const key = `${prefix}s:k`;
+      const key = `${prefix}s2:k`;
       const written = await storedLog(key);
       expect(written.total).toBe(60);
       expect(written.entries).toHaveLength(30);
@@ -185,6 +213,23 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
       expect(after.total).toBe(20);
       expect(after.entries).toHaveLength(10);
       expect(after.entries[0]).toEqual(entry21);
+    });
+
+    it('forgets every entry of a key in one hit, then counts from nothing', async () => {
+      fresh();
+      const key = `${prefix}s2:k`;
+      const t0 = now();
+      for (const [at, cost] of [
+        [t0, 2],
+        [t0 + 1_500, 3],
+        [t0 + 3_000, 4],
+      ] as const) {
+        await store.hit('k', { windowMs: MINUTE, now: at, cost });
+      }
+      expect((await storedLog(key)).entries).toHaveLength(3);
+      const later = t0 + 3_000 + MINUTE;
+      expect(await store.hit('k', { windowMs: MINUTE, now: later })).toEqual({ count: 1, resetMs: MINUTE });
+      expect(await storedLog(key)).toMatchObject({ total: 1, entries: [[later, 1]], length: 64 });
     });
 
     it('answers exactly as MemoryRateLimitStore over 2,000 mixed hits, windows changing on the way', async () => {
@@ -219,7 +264,7 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
         expect(await store.hit(key, options), `hit ${i} ${JSON.stringify(options)}`).toEqual(
           await memory.hit(key, options),
         );
-        const { entries } = await storedLog(`${prefix}s:${key}`);
+        const { entries } = await storedLog(`${prefix}s2:${key}`);
         longest = Math.max(longest, entries.length);
       }
       // The cap was reached (so the merging of the oldest entries ran) and never passed.
@@ -236,7 +281,7 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
       expect(await store.hit('k', { windowMs: MINUTE, now: t0 })).toEqual({ count: 1, resetMs: MINUTE });
       expect(await redis.type(`${prefix}k`)).toBe('list');
       expect(await redis.lrange(`${prefix}k`, 0, -1)).toEqual([`${t0 - 30_000}:4`, `${t0 - 10_000}:3`]);
-      expect(await redis.type(`${prefix}s:k`)).toBe('string');
+      expect(await redis.type(`${prefix}s2:k`)).toBe('string');
     });
 
     it('keeps key prefixes apart', async () => {
@@ -245,14 +290,14 @@ describe.skipIf(!url)('RedisRateLimitStore on the real Redis at TEST_REDIS_URL',
       await store.hit('k', { windowMs: MINUTE, now: now(), cost: 3 });
       expect((await other.hit('k', { windowMs: MINUTE, now: now() })).count).toBe(1);
       expect((await store.hit('k', { windowMs: MINUTE, now: now(), cost: 0 })).count).toBe(3);
-      expect((await redis.keys(`${prefix}*`)).sort()).toEqual([`${prefix}other:s:k`, `${prefix}s:k`]);
+      expect((await redis.keys(`${prefix}*`)).sort()).toEqual([`${prefix}other:s2:k`, `${prefix}s2:k`]);
     });
 
     it('defaults its prefix to tenant-auth:rl:', async () => {
       const key = `${runPrefix}${randomUUID()}`;
       await new RedisRateLimitStore({ redis }).hit(key, { windowMs: 1_000, now: now() });
-      expect(await redis.pttl(`tenant-auth:rl:s:${key}`)).toBeGreaterThan(0);
-      await redis.del(`tenant-auth:rl:s:${key}`);
+      expect(await redis.pttl(`tenant-auth:rl:s2:${key}`)).toBeGreaterThan(0);
+      await redis.del(`tenant-auth:rl:s2:${key}`);
     });
 
     it('loads its script again after Redis forgot it (SCRIPT FLUSH, a restart)', async () => {
