@@ -379,6 +379,9 @@ export async function startReferenceServer(options) {
     RATE_LIMIT_NETWORK_MAX: '1000000000',
     LOGIN_FAILURES_PER_ACCOUNT: '1000000000',
     LOG_LEVEL: logLevel,
+    // The server's own default (10) unless BENCH_THREAD_POOL_NICE says otherwise (0: the pool at the main
+    // thread's priority, to compare).
+    ...(process.env.BENCH_THREAD_POOL_NICE ? { THREAD_POOL_NICE: process.env.BENCH_THREAD_POOL_NICE } : {}),
     // The workspace packages from their built dist/ (what `pnpm build` ships), not from their sources as
     // examples/server/tsconfig.json maps them for `pnpm start`.
     TSX_TSCONFIG_PATH: join(ROOT, 'bench', 'servers', 'tsconfig.dist.json'),

@@ -51,6 +51,17 @@ describe('parseConfig', () => {
     expect(c.logLevel).toBe('info');
     expect(c.checkSessionOnVerify).toBe(false);
     expect(c.shutdownTimeoutMs).toBe(10_000);
+    expect(c.threadPoolNice).toBe(10);
+  });
+
+  it('reads THREAD_POOL_NICE from 0 to 19 and refuses anything else', () => {
+    expect(parseConfig({ THREAD_POOL_NICE: '0' }).threadPoolNice).toBe(0);
+    expect(parseConfig({ THREAD_POOL_NICE: '19' }).threadPoolNice).toBe(19);
+    for (const bad of ['-1', '20', 'low']) {
+      expect(issues({ THREAD_POOL_NICE: bad })).toEqual([
+        { variable: 'THREAD_POOL_NICE', message: `must be an integer from 0 to 19 (got "${bad}")` },
+      ]);
+    }
   });
 
   it('reads every variable', () => {

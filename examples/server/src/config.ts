@@ -66,6 +66,11 @@ export interface ServerConfig {
    * accepting connections, so a load balancer sees it not ready and drains it first.
    */
   shutdownDrainMs: number;
+  /**
+   * `THREAD_POOL_NICE`: the nice value `pnpm start` gives libuv's thread pool, where bcrypt runs, so a
+   * login flood leaves the cores to every other request first (Linux; 0: unchanged).
+   */
+  threadPoolNice: number;
   mail: {
     /** `APP_URL`: the web application the links in emails open. */
     appUrl: string;
@@ -227,6 +232,7 @@ const schema = z.object({
   ),
   CHECK_SESSION_ON_VERIFY: booleanFlag(false),
   SHUTDOWN_TIMEOUT_SECONDS: integer('SHUTDOWN_TIMEOUT_SECONDS', 0, 600, 10),
+  THREAD_POOL_NICE: integer('THREAD_POOL_NICE', 0, 19, 10),
   SHUTDOWN_DRAIN_SECONDS: integer('SHUTDOWN_DRAIN_SECONDS', 0, 300, 0),
   APP_URL: optionalString.refine(
     (v) => v === undefined || isUrl(v, ['http:', 'https:']),
@@ -409,6 +415,7 @@ export function parseConfig(
     checkSessionOnVerify: e.CHECK_SESSION_ON_VERIFY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
+    threadPoolNice: e.THREAD_POOL_NICE,
     mail: {
       appUrl: e.APP_URL ?? DEFAULT_APP_URL,
       smtpUrl: e.SMTP_URL,

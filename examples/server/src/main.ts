@@ -2,6 +2,7 @@ import { ConfigError, describeDatabase, loadConfigOrExit } from './config.js';
 import { DataFolderInUseError } from './data-folder-lock.js';
 import { createLogger, stdoutDestination } from './logger.js';
 import type { RunningServer } from './server.js';
+import { lowerThreadPoolPriority } from './thread-pool-priority.js';
 
 /**
  * `pnpm start`: reads the environment, runs the migrations, listens, and shuts down gracefully on
@@ -72,6 +73,14 @@ async function main(): Promise<void> {
   if (stopping) {
     shutDown(server, stopping);
     return;
+  }
+  // After start-up, which has used the pool (migrations, the database folder), so its threads exist.
+  const threads = await lowerThreadPoolPriority(config.threadPoolNice).catch((err: unknown) => {
+    logger.warn({ err }, 'could not lower the thread pool priority (THREAD_POOL_NICE): left unchanged');
+    return 0;
+  });
+  if (config.threadPoolNice > 0 && threads === 0 && process.platform === 'linux') {
+    logger.warn('no libuv-worker thread found: the thread pool priority (THREAD_POOL_NICE) is unchanged');
   }
   logger.info(
     {
