@@ -56,7 +56,7 @@ const DOWN = new Set(['reconnecting', 'close', 'end', 'disconnecting']);
 /**
  * A `RateLimitStore` on Redis, for several instances sharing one budget: one round trip per hit
  * (`EVALSHA` of a Lua script, `EVAL` once after a script flush or a Redis restart), atomic, usually two
- * to four Redis commands per hit on a few bytes each however much a key holds (see sliding-log-script.ts),
+ * to five Redis commands per hit on a few bytes each however much a key holds (see sliding-log-script.ts),
  * a TTL on every key and at most 63 entries per key (a string of at most ~1.6 KiB under
  * `<keyPrefix>s2:<key>`). When Redis is down or slow, `hit` rejects with `TenantAuthError('unavailable')`
  * within `commandTimeoutMs`, and works again as soon as ioredis has reconnected by itself.

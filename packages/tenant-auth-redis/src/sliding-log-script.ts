@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto';
  *
  * The key is a string laid out so that a hit reads and writes a few bytes in place (`GETRANGE`,
  * `SETRANGE`) instead of the whole log: a new string of up to 1 KiB per hit, and closures, were what
- * cost Redis most in the earlier layouts.
+ * cost Redis most in an earlier layout.
  *
- * - A header of 64 bytes, eight big-endian doubles: the total count of the entries; the oldest entry
+ * - A header of 56 bytes, seven big-endian doubles: the total count of the entries; the oldest entry
  *   (timestamp, count); the newest entry (timestamp, count); `first` and `stop`, the byte offsets of the
- *   older entries; `expAt`, when the TTL last set runs out (on the callers' clock).
+ *   older entries.
  * - The older entries: every entry but the newest, oldest first, 16 bytes each (timestamp, count) in the
  *   bytes `first` to `stop`. The oldest entry in the header is a copy of the one at `first` (or is the
  *   newest when there is no older one); the newest lives in the header only.
@@ -25,17 +25,15 @@ import { createHash } from 'node:crypto';
  * only forgets expired entries); a negative cost gives hits back, newest first; with a limit (>= 0)
  * nothing is recorded when the count would exceed it.
  *
- * The TTL: a recording hit whose newest entry would outlive `expAt` sets it (`PEXPIRE`) to a quarter of a
- * window past when that entry leaves the window, so a key hit all the time sets it about four times a
- * window, and an idle key is dropped by Redis at most a quarter of a window after its last hit has left
- * the window. Other writes keep it.
+ * The TTL: a recording hit reads the key's (`PTTL`) and, when it would end before the newest entry
+ * leaves the window on the caller's clock, sets it (`PEXPIRE`) to a quarter of a window past that, so a
+ * key hit all the time sets it about four times a window, and an idle key is dropped by Redis at most a
+ * quarter of a window after its last hit has left the window. Other writes keep it.
  * This layout lives under its own keys, apart from 1.0's lists (`LAYOUT` in redis-rate-limit-store.ts).
  *
  * KEYS[1] the key; ARGV: now (ms), windowMs, cost, slotMs, entryCap, limit (-1: none).
  * Returns `{ count, resetMs }`: the count the hit makes, recorded or not.
  */
-// Written for Redis's Lua 5.1: no closures (a closure over many locals cost more than the commands), and
-// offsets that do not change passed as strings (Redis formats a Lua number argument with printf).
 export const SLIDING_LOG_LUA = `
 local key = KEYS[1]
 local now = tonumber(ARGV[1])
@@ -45,10 +43,10 @@ local limit = tonumber(ARGV[6])
 local cutoff = now - window
 local call, pack, unpack = redis.call, struct.pack, struct.unpack
 
-local header = call('GETRANGE', key, '0', '63')
-local stored = #header == 64
-local n, hTs, hCount, tTs, tCount, first, stop, expAt = 0, 0, 0, 0, 0, 64, 64, 0
-if stored then n, hTs, hCount, tTs, tCount, first, stop, expAt = unpack('>dddddddd', header) end
+local header = call('GETRANGE', key, '0', '55')
+local stored = #header == 56
+local n, hTs, hCount, tTs, tCount, first, stop = 0, 0, 0, 0, 0, 56, 56
+if stored then n, hTs, hCount, tTs, tCount, first, stop = unpack('>ddddddd', header) end
 local exists = stored
 local changed = false
 -- append: the entry to write at appendAt; whole: every older entry, when the key is rewritten; ttl: a
@@ -121,24 +119,24 @@ elseif cost > 0 then
       entries = pack('>dd', ts, count + oldest) .. string.sub(entries, 33)
     end
     hTs, hCount = unpack('>dd', entries, 1)
-    whole, first, stop, append = entries, 64, 64 + #entries, nil
+    whole, first, stop, append = entries, 56, 56 + #entries, nil
   end
-  if not stored or tTs + window > expAt then
-    expAt = tTs + window + math.floor(window / 4)
-    ttl = expAt - now
-  end
+  -- The TTL must last until the newest entry leaves the window, on this caller's clock: Redis's own
+  -- count of it is read, not one written by an instance whose clock may differ.
+  local need = tTs + window - now
+  if not stored or call('PTTL', key) < need then ttl = need + math.floor(window / 4) end
 end
 
 if not exists then
   if stored then call('DEL', key) end
 elseif changed then
   if first == stop then
-    hTs, hCount, first, stop = tTs, tCount, 64, 64
-  elseif not whole and first >= 576 then
+    hTs, hCount, first, stop = tTs, tCount, 56, 56
+  elseif not whole and first >= 568 then
     whole = call('GETRANGE', key, first, (appendAt or stop) - 1) .. (append or '')
-    first, stop, append = 64, 64 + #whole, nil
+    first, stop, append = 56, 56 + #whole, nil
   end
-  local head = pack('>dddddddd', n, hTs, hCount, tTs, tCount, first, stop, expAt)
+  local head = pack('>ddddddd', n, hTs, hCount, tTs, tCount, first, stop)
   if first == stop or whole then
     if whole then head = head .. whole end
     if ttl then call('SET', key, head, 'PX', ttl) else call('SET', key, head, 'KEEPTTL') end
