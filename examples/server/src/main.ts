@@ -75,13 +75,16 @@ async function main(): Promise<void> {
     return;
   }
   // After start-up, which has used the pool (migrations, the database folder), so its threads exist.
-  const threads = await lowerThreadPoolPriority(config.threadPoolNice).catch((err: unknown) => {
-    logger.warn({ err }, 'could not lower the thread pool priority (THREAD_POOL_NICE): left unchanged');
-    return 0;
-  });
-  if (config.threadPoolNice > 0 && threads === 0 && process.platform === 'linux') {
-    logger.warn('no libuv-worker thread found: the thread pool priority (THREAD_POOL_NICE) is unchanged');
-  }
+  await lowerThreadPoolPriority(config.threadPoolNice).then(
+    (threads) => {
+      if (config.threadPoolNice > 0 && threads === 0 && process.platform === 'linux') {
+        logger.warn('no libuv-worker thread found: the thread pool priority (THREAD_POOL_NICE) is unchanged');
+      }
+    },
+    (err: unknown) => {
+      logger.warn({ err }, 'could not lower the thread pool priority (THREAD_POOL_NICE)');
+    },
+  );
   logger.info(
     {
       port: server.port,

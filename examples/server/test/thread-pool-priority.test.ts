@@ -19,25 +19,27 @@ async function threadNices(pid: number): Promise<{ name: string; nice: number; m
   return threads;
 }
 
-/** Runs `lowerThreadPoolPriority(nice)` in a new Node process; its answer and its threads' nice values. */
-function inChild(nice: number, env: Record<string, string> = {}) {
+/** Runs `lowerThreadPoolPriority(nice)` in a new Node process (started at `startNice`); its answer and its threads' nice values. */
+function inChild(nice: number, env: Record<string, string> = {}, startNice = 0) {
   const script = `
     const { lowerThreadPoolPriority } = await import('./src/thread-pool-priority.ts');
-    const changed = await lowerThreadPoolPriority(${nice});
-    process.stdout.write(JSON.stringify({ changed }) + '\\n');
+    const found = await lowerThreadPoolPriority(${nice});
+    process.stdout.write(JSON.stringify({ found }) + '\\n');
     setTimeout(() => {}, 60_000);
   `;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const node = [process.execPath, '--import', 'tsx', '--input-type=module', '-e', script];
+  const [command = '', ...args] = startNice > 0 ? ['nice', '-n', String(startNice), ...node] : node;
+  const child = spawn(command, args, {
     cwd: SERVER_DIR,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return new Promise<{ changed: number; threads: { name: string; nice: number; main: boolean }[] }>(
+  return new Promise<{ found: number; threads: { name: string; nice: number; main: boolean }[] }>(
     (resolve, reject) => {
       child.stdout.setEncoding('utf8').once('data', async (line: string) => {
         try {
-          const { changed } = JSON.parse(line) as { changed: number };
-          resolve({ changed, threads: await threadNices(child.pid ?? 0) });
+          const { found } = JSON.parse(line) as { found: number };
+          resolve({ found, threads: await threadNices(child.pid ?? 0) });
         } catch (err) {
           reject(err);
         } finally {
@@ -45,6 +47,7 @@ function inChild(nice: number, env: Record<string, string> = {}) {
         }
       });
       child.once('error', reject);
+      child.once('exit', (code) => reject(new Error(`the child exited (${code}) before answering`)));
     },
   );
 }
@@ -54,17 +57,23 @@ describe.skipIf(process.platform !== 'linux')(
   { timeout: 120_000 },
   () => {
     it('raises the nice value of every libuv-worker thread and of nothing else', async () => {
-      const { changed, threads } = await inChild(7, { UV_THREADPOOL_SIZE: '2' });
+      const { found, threads } = await inChild(7, { UV_THREADPOOL_SIZE: '2' });
       const workers = threads.filter((t) => t.name === 'libuv-worker');
-      expect(changed).toBe(2);
+      expect(found).toBe(2);
       expect(workers.map((t) => t.nice)).toEqual([7, 7]);
       expect(threads.filter((t) => t.name !== 'libuv-worker').every((t) => t.nice === 0)).toBe(true);
       expect(threads.find((t) => t.main)?.nice).toBe(0);
     });
 
+    it('leaves threads already at a higher nice where they are (a server started with nice)', async () => {
+      const { found, threads } = await inChild(7, { UV_THREADPOOL_SIZE: '2' }, 15);
+      expect(found).toBe(2);
+      expect(threads.map((t) => t.nice)).toEqual(threads.map(() => 15));
+    });
+
     it('changes nothing with nice 0', async () => {
-      const { changed, threads } = await inChild(0);
-      expect(changed).toBe(0);
+      const { found, threads } = await inChild(0);
+      expect(found).toBe(0);
       expect(threads.every((t) => t.nice === 0)).toBe(true);
     });
 
