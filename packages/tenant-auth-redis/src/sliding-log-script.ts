@@ -34,6 +34,8 @@ import { createHash } from 'node:crypto';
  * KEYS[1] the key; ARGV: now (ms), windowMs, cost, slotMs, entryCap, limit (-1: none).
  * Returns `{ count, resetMs }`: the count the hit makes, recorded or not.
  */
+// Written for Redis's Lua 5.1: no closures (a closure over many locals cost about as much as the commands),
+// and offsets that do not change passed as strings (Redis formats a Lua number argument with printf).
 export const SLIDING_LOG_LUA = `
 local key = KEYS[1]
 local now = tonumber(ARGV[1])
