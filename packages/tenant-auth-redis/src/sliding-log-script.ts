@@ -51,9 +51,8 @@ local n, hTs, hCount, tTs, tCount, first, stop = 0, 0, 0, 0, 0, 56, 56
 if stored then n, hTs, hCount, tTs, tCount, first, stop = unpack('>ddddddd', header) end
 local exists = stored
 local changed = false
--- append: the entry to write at appendAt; whole: every older entry, when the key is rewritten; ttl: a
--- new TTL in ms, or nil to keep the key's.
-local append, appendAt, whole, ttl
+-- append: the entry to write at appendAt; ttl: a new TTL in ms, or nil to keep the key's.
+local append, appendAt, ttl
 
 -- Forget the entries that have left the window, oldest first.
 if exists and hTs <= cutoff then
@@ -111,18 +110,6 @@ elseif cost > 0 then
     tTs, tCount, exists = now, cost, true
   end
   n = n + cost
-  local cap = tonumber(ARGV[5])
-  if (stop - first) / 16 + 1 > cap then
-    -- Only when the window of a key grows: merge the oldest entry into the next.
-    local entries = call('GETRANGE', key, first, (appendAt or stop) - 1) .. (append or '')
-    while #entries / 16 + 1 > cap do
-      local _, oldest = unpack('>dd', entries, 1)
-      local ts, count = unpack('>dd', entries, 17)
-      entries = pack('>dd', ts, count + oldest) .. string.sub(entries, 33)
-    end
-    hTs, hCount = unpack('>dd', entries, 1)
-    whole, first, stop, append = entries, 56, 56 + #entries, nil
-  end
   -- The TTL must last until the newest entry leaves the window, on this caller's clock: Redis's own
   -- count of it is read, not one written by an instance whose clock may differ.
   local need = tTs + window - now
@@ -132,10 +119,19 @@ end
 if not exists then
   if stored then call('DEL', key) end
 elseif changed then
+  local whole
   if first == stop then
     hTs, hCount, first, stop = tTs, tCount, 56, 56
-  elseif not whole and first >= 568 then
+  elseif first >= 568 or (stop - first) / 16 + 1 > tonumber(ARGV[5]) then
+    -- Rewritten: 512 bytes of forgotten entries, or more entries than the cap (only when the window of
+    -- a key grows: the oldest merges into the next).
     whole = call('GETRANGE', key, first, (appendAt or stop) - 1) .. (append or '')
+    while #whole / 16 + 1 > tonumber(ARGV[5]) do
+      local _, oldest = unpack('>dd', whole, 1)
+      local ts, count = unpack('>dd', whole, 17)
+      whole = pack('>dd', ts, count + oldest) .. string.sub(whole, 33)
+    end
+    hTs, hCount = unpack('>dd', whole, 1)
     first, stop, append = 56, 56 + #whole, nil
   end
   local head = pack('>ddddddd', n, hTs, hCount, tTs, tCount, first, stop)
