@@ -1,4 +1,4 @@
-import type { TokenSession, User } from './contract.generated.js';
+import type { TokenResponse, TokenSession, User } from './contract.generated.js';
 
 /**
  * What the client knows of the signed-in session, in both modes: never a token. Times are milliseconds
@@ -69,5 +69,32 @@ export function memoryTokenStorage(): TokenStorage {
     set: (tokens) => {
       current = tokens;
     },
+  };
+}
+
+/** @internal The session of a token response received at `receivedAt` (client clock): its lifetimes made times. */
+export function stateOf(body: TokenResponse, receivedAt: number): SessionState {
+  return {
+    user: body.user,
+    session: body.session,
+    accessTokenExpiresAt: receivedAt + body.expiresIn * 1000,
+    refreshTokenExpiresAt: receivedAt + body.refreshExpiresIn * 1000,
+    receivedAt,
+  };
+}
+
+/** @internal What bearer mode stores of a token response. */
+export function tokensOf(body: TokenResponse, receivedAt: number): Tokens {
+  return { ...stateOf(body, receivedAt), accessToken: body.accessToken, refreshToken: body.refreshToken };
+}
+
+/** @internal The session of stored tokens, without the tokens. */
+export function withoutTokens(tokens: Tokens): SessionState {
+  return {
+    user: tokens.user,
+    session: tokens.session,
+    accessTokenExpiresAt: tokens.accessTokenExpiresAt,
+    refreshTokenExpiresAt: tokens.refreshTokenExpiresAt,
+    receivedAt: tokens.receivedAt,
   };
 }
