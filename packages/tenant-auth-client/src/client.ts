@@ -232,7 +232,11 @@ export function createTenantAuthClient(options: TenantAuthClientOptions): Tenant
     operation: K,
     body: OperationTypes[K]['body'],
   ) => {
-    const { data, receivedAt } = await requests.exchange(operation, { body });
+    const { data, receivedAt } = await requests.exchange(
+      operation,
+      { body },
+      { expect: session.isTokenResponse },
+    );
     return { data, state: await session.signedIn(data, receivedAt) };
   };
 

@@ -10,7 +10,14 @@ import { isTenantAuthClientError, TenantAuthClientError } from './errors.js';
 import type { ClientClock, ResolvedOptions } from './options.js';
 import { type RefreshTimer, refreshTimer } from './refresh-timer.js';
 import type { SessionListeners, SignOutReason } from './session-change.js';
-import { type SessionState, stateOf, type TokenStorage, tokensOf, withoutTokens } from './tokens.js';
+import {
+  isTokenResponse,
+  type SessionState,
+  stateOf,
+  type TokenStorage,
+  tokensOf,
+  withoutTokens,
+} from './tokens.js';
 import type { Transport } from './transport.js';
 
 /** A token that expires within this is treated as expired (requests take time). */
@@ -46,6 +53,8 @@ export interface Session {
   refresh(stale: StaleMark | null): Promise<SessionState>;
   /** Picks up a session that exists already, or `null`. */
   restore(): Promise<SessionState | null>;
+  /** Whether a success body has what the client reads of a token response in this mode. */
+  isTokenResponse(data: unknown): data is TokenResponse;
   /** Records the token response of a sign-in. */
   signedIn(body: TokenResponse, receivedAt: number): Promise<SessionState>;
   /** Forgets the session here (and in a shared storage: only `presentedRefreshToken`'s) and tells the other tabs. */
@@ -301,7 +310,7 @@ export class ClientSession implements Session {
     this.crossTab?.post({ type: 'refreshing', key: this.keyOf(before) });
     let answer: { data: TokenResponse; receivedAt: number };
     try {
-      answer = await this.transport.call('refresh', { body });
+      answer = await this.transport.call('refresh', { body }, { expect: this.isTokenResponse });
     } catch (err) {
       if (isTenantAuthClientError(err, 'invalid_token')) {
         const expired = before !== null && this.refreshExpired(before);
@@ -358,6 +367,9 @@ export class ClientSession implements Session {
       throw err;
     }
   }
+
+  /** Bound: it is passed on as the `expect` of a call. */
+  readonly isTokenResponse = (data: unknown): data is TokenResponse => isTokenResponse(data, this.mode);
 
   close(): void {
     this.closed = true;

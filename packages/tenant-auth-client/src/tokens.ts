@@ -98,3 +98,22 @@ export function withoutTokens(tokens: Tokens): SessionState {
     receivedAt: tokens.receivedAt,
   };
 }
+
+/**
+ * @internal Whether a success body has what the client reads of a token response: the user, the
+ * session's id, two lifetimes it can turn into times, and in bearer mode the two tokens it stores. A
+ * body without them would leave a session that cannot be refreshed (or a timer that fires at once).
+ */
+export function isTokenResponse(data: unknown, mode: 'cookie' | 'bearer'): data is TokenResponse {
+  const body = data as { [K in keyof TokenResponse]?: unknown } | null | undefined;
+  const lifetime = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n > 0;
+  const token = (t: unknown) => typeof t === 'string' && t !== '';
+  return (
+    typeof body?.user === 'object' &&
+    body.user !== null &&
+    typeof (body.session as { id?: unknown } | null | undefined)?.id === 'string' &&
+    lifetime(body.expiresIn) &&
+    lifetime(body.refreshExpiresIn) &&
+    (mode === 'cookie' || (token(body.accessToken) && token(body.refreshToken)))
+  );
+}

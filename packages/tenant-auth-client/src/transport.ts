@@ -1,5 +1,5 @@
 import { OPERATIONS, type OperationId, type OperationTypes } from './contract.generated.js';
-import { errorOf, networkError } from './errors.js';
+import { errorOf, networkError, TenantAuthClientError } from './errors.js';
 import type { ClientClock, FetchLike } from './options.js';
 
 /** @internal The path parameters, query and body of a call, as {@link Transport.call} takes them. */
@@ -15,6 +15,8 @@ export interface CallOptions {
   credentials?: () => Promise<Record<string, string>>;
   /** An answer that is a result although it is no success (the `503` of a degraded health). */
   accept?: (response: Response) => boolean;
+  /** What the body of a success must be, beyond a JSON object, for the caller to rely on it. */
+  expect?: (data: unknown) => boolean;
 }
 
 /** @internal A success: its body, when the request was sent (client clock), and the response. */
@@ -26,8 +28,8 @@ export interface Answer<K extends OperationId> {
 
 /**
  * @internal The HTTP side of the client: URLs from the contract's operations, `credentials` of the mode
- * (cookie: `include`; bearer: `omit`), problem+json answers as {@link TenantAuthClientError}s. It knows
- * nothing of sessions or refreshes.
+ * (cookie: `include`; bearer: `omit`), problem+json answers as {@link TenantAuthClientError}s, and a
+ * success body checked before anyone reads it. It knows nothing of sessions or refreshes.
  */
 export interface Transport {
   /** Calls an operation; throws a {@link TenantAuthClientError} unless it succeeded. */
@@ -62,6 +64,33 @@ function urlOf(
   }
   const qs = search.toString();
   return `${baseUrl}${filled}${qs ? `?${qs}` : ''}`;
+}
+
+/**
+ * The body of a success, checked: JSON when there is one, and a JSON object where the operation answers
+ * with one (anything else is no answer of tenant-auth: a proxy's page, a captive portal), then `expect`.
+ */
+function bodyOf(
+  operation: OperationId,
+  response: Response,
+  text: string,
+  expect: ((data: unknown) => boolean) | undefined,
+): unknown {
+  const invalid = (cause?: unknown) =>
+    new TenantAuthClientError('http_error', `HTTP ${response.status}: not an answer of ${operation}`, {
+      status: response.status,
+      cause,
+    });
+  let data: unknown;
+  try {
+    data = text === '' ? undefined : JSON.parse(text);
+  } catch (err) {
+    throw invalid(err);
+  }
+  const answersBody = OPERATIONS[operation].success !== 204 && response.status !== 204;
+  if (answersBody && (typeof data !== 'object' || data === null || Array.isArray(data))) throw invalid();
+  if (expect && !expect(data)) throw invalid();
+  return data;
 }
 
 /** @internal The transport of a client. */
@@ -99,7 +128,7 @@ export function createTransport(options: TransportOptions): Transport {
       }
       // The contract's status of success, or any other 2xx a later version might answer.
       if (!response.ok && !callOptions.accept?.(response)) throw errorOf(response, text, clock.now());
-      const data = text === '' ? undefined : (JSON.parse(text) as unknown);
+      const data = bodyOf(operation, response, text, callOptions.expect);
       return { data: data as OperationTypes[typeof operation]['response'], receivedAt: sentAt, response };
     },
   };
