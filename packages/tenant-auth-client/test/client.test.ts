@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createTenantAuthClient,
@@ -514,6 +515,22 @@ describe('requests', () => {
         [...seen].some((s) => pattern.test(s)),
         id,
       ).toBe(true);
+    }
+  });
+});
+
+describe('the methods', () => {
+  it('document the route of their operation as the contract has it', () => {
+    const source = readFileSync(new URL('../src/client.ts', import.meta.url), 'utf8');
+    const documented = [
+      ...source.matchAll(/\/\*\* `(GET|POST|PUT|PATCH|DELETE) ([^`]+)`[^\n]*\n\s*(\w+)\(/g),
+    ];
+    expect(documented.length).toBeGreaterThan(20);
+    for (const [, method, path, name] of documented) {
+      const spec = OPERATIONS[name as keyof typeof OPERATIONS];
+      expect(spec && `${spec.method} ${spec.path}`, name).toBe(
+        `${method} ${path?.replace(/:(\w+)/g, '{$1}')}`,
+      );
     }
   });
 });
