@@ -70,18 +70,31 @@ interface PlatformGlobals {
   document?: unknown;
 }
 
-/** @internal Whether this runs in a browser document or worker: cross-tab coordination is on by default there. */
-export function inBrowser(): boolean {
+/** Whether this runs in a browser document or worker: cross-tab coordination is on by default there. */
+function inBrowser(): boolean {
   const g = globalThis as unknown as PlatformGlobals & { WorkerGlobalScope?: unknown };
   return g.document !== undefined || g.WorkerGlobalScope !== undefined;
 }
 
-/** @internal Opens the channel and finds the lock manager, as the options say. */
+/** An id of this client among the tabs, to ignore its own messages. */
+function randomId(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (c?.randomUUID) return c.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+/**
+ * @internal The coordination the `crossTab` option asks for (`undefined`: on in a browser, off elsewhere),
+ * or `null` when it is off: the channel opened and the lock manager found, as the options say.
+ */
 export function openCrossTab(
-  options: CrossTabOptions,
-  instanceId: string,
+  option: boolean | CrossTabOptions | undefined,
   onMessage: (message: CrossTabMessage) => void,
-): CrossTab {
+): CrossTab | null {
+  const on = option ?? inBrowser();
+  if (on === false) return null;
+  const options = on === true ? {} : on;
+  const instanceId = randomId();
   const g = globalThis as unknown as PlatformGlobals;
   const name = options.name ?? 'tenant-auth-client';
   const nativeLocks = g.navigator?.locks;
@@ -120,6 +133,56 @@ export function openCrossTab(
         channel.onmessage = null;
         channel.close();
       }
+    },
+  };
+}
+
+/** How long a tab waits for another that announced a refresh before it refreshes itself. */
+const PEER_REFRESH_WAIT_MS = 5000;
+
+/**
+ * @internal A refresh another tab announced (`refreshing`) and has not reported yet. A tab waits for it
+ * before refreshing itself: without Web Locks nothing else orders the two, and with them the lock may be
+ * let go before the other tab's result reaches this one (a lock and a channel message are not ordered).
+ */
+export interface PeerRefresh {
+  /** Another tab announced a refresh of this session. */
+  announced(): void;
+  /** Another tab reported a change of this session: whoever waits goes on. */
+  settled(): void;
+  /** Resolves when the announced refresh settled, or after {@link PEER_REFRESH_WAIT_MS}; at once if none. */
+  wait(): Promise<void>;
+}
+
+/** @internal Tracks the refresh another tab announced. */
+export function peerRefresh(
+  clock: { now(): number },
+  timers: { setTimeout(callback: () => void, ms: number): unknown; clearTimeout(handle: unknown): void },
+): PeerRefresh {
+  let until = 0;
+  let waiters: (() => void)[] = [];
+  return {
+    announced() {
+      until = clock.now() + PEER_REFRESH_WAIT_MS;
+    },
+    settled() {
+      const settledWaiters = waiters;
+      waiters = [];
+      until = 0;
+      for (const resolve of settledWaiters) resolve();
+    },
+    wait() {
+      const remaining = until - clock.now();
+      if (remaining <= 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const handle = timers.setTimeout(done, remaining);
+        function done() {
+          timers.clearTimeout(handle);
+          waiters = waiters.filter((w) => w !== done);
+          resolve();
+        }
+        waiters.push(done);
+      });
     },
   };
 }

@@ -1,17 +1,6 @@
 // tenant-auth-client: a typed client of the tenant-auth HTTP API for browsers and Node, on fetch alone.
 
-export type {
-  ClientClock,
-  ClientTimers,
-  FetchLike,
-  RegisterResult,
-  RequestInput,
-  SessionChange,
-  SignInResult,
-  SignOutReason,
-  TenantAuthClient,
-  TenantAuthClientOptions,
-} from './client.js';
+export type { RegisterResult, RequestInput, SignInResult, TenantAuthClient } from './client.js';
 export { createTenantAuthClient } from './client.js';
 export type {
   Accepted,
@@ -67,5 +56,7 @@ export {
 } from './contract.generated.js';
 export type { BroadcastChannelLike, CrossTabMessage, CrossTabOptions, LockManagerLike } from './cross-tab.js';
 export { isTenantAuthClientError, TenantAuthClientError } from './errors.js';
+export type { ClientClock, ClientTimers, FetchLike, TenantAuthClientOptions } from './options.js';
+export type { SessionChange, SignOutReason } from './session-change.js';
 export type { SessionState, TokenStorage, Tokens } from './tokens.js';
 export { memoryTokenStorage } from './tokens.js';

@@ -1,4 +1,4 @@
-import type { TokenSession, User } from './contract.generated.js';
+import type { TokenResponse, TokenSession, User } from './contract.generated.js';
 
 /**
  * What the client knows of the signed-in session, in both modes: never a token. Times are milliseconds
@@ -70,4 +70,50 @@ export function memoryTokenStorage(): TokenStorage {
       current = tokens;
     },
   };
+}
+
+/** @internal The session of a token response received at `receivedAt` (client clock): its lifetimes made times. */
+export function stateOf(body: TokenResponse, receivedAt: number): SessionState {
+  return {
+    user: body.user,
+    session: body.session,
+    accessTokenExpiresAt: receivedAt + body.expiresIn * 1000,
+    refreshTokenExpiresAt: receivedAt + body.refreshExpiresIn * 1000,
+    receivedAt,
+  };
+}
+
+/** @internal What bearer mode stores of a token response. */
+export function tokensOf(body: TokenResponse, receivedAt: number): Tokens {
+  return { ...stateOf(body, receivedAt), accessToken: body.accessToken, refreshToken: body.refreshToken };
+}
+
+/** @internal The session of stored tokens, without the tokens. */
+export function withoutTokens(tokens: Tokens): SessionState {
+  return {
+    user: tokens.user,
+    session: tokens.session,
+    accessTokenExpiresAt: tokens.accessTokenExpiresAt,
+    refreshTokenExpiresAt: tokens.refreshTokenExpiresAt,
+    receivedAt: tokens.receivedAt,
+  };
+}
+
+/**
+ * @internal Whether a success body has what the client reads of a token response: the user, the
+ * session's id, two lifetimes it can turn into times, and in bearer mode the two tokens it stores. A
+ * body without them would leave a session that cannot be refreshed (or a timer that fires at once).
+ */
+export function isTokenResponse(data: unknown, mode: 'cookie' | 'bearer'): data is TokenResponse {
+  const body = data as { [K in keyof TokenResponse]?: unknown } | null | undefined;
+  const lifetime = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n > 0;
+  const token = (t: unknown) => typeof t === 'string' && t !== '';
+  return (
+    typeof body?.user === 'object' &&
+    body.user !== null &&
+    typeof (body.session as { id?: unknown } | null | undefined)?.id === 'string' &&
+    lifetime(body.expiresIn) &&
+    lifetime(body.refreshExpiresIn) &&
+    (mode === 'cookie' || (token(body.accessToken) && token(body.refreshToken)))
+  );
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createTenantAuthClient,
@@ -312,6 +313,55 @@ describe('errors', () => {
   });
 });
 
+describe('answers', () => {
+  it('a success that is no JSON, or no object where the operation answers one, is http_error', async () => {
+    const { api, client, changes } = setup({ autoRefresh: false });
+    api.routes.set(
+      'POST /api/v1/auth/login',
+      () =>
+        new Response('<html>Sign in to the Wi-Fi</html>', {
+          status: 200,
+          headers: { 'content-type': 'text/html' },
+        }),
+    );
+    const portal = await caught(client.login(CREDENTIALS));
+    expect(portal).toMatchObject({ code: 'http_error', status: 200 });
+    expect(portal.cause).toBeInstanceOf(SyntaxError);
+    expect(await client.getSession()).toBeNull();
+    expect(changes).toEqual([]);
+
+    api.routes.delete('POST /api/v1/auth/login');
+    await client.login(CREDENTIALS);
+    api.routes.set('GET /api/v1/tenants/me', () => new Response(null, { status: 200 }));
+    expect(await caught(client.getMyTenant())).toMatchObject({ code: 'http_error', status: 200 });
+    api.routes.set('GET /api/v1/sessions', () => json(200, [1, 2]));
+    expect(await caught(client.listSessions())).toMatchObject({ code: 'http_error', status: 200 });
+    // An operation whose success is 204 may answer nothing.
+    api.routes.set('DELETE /api/v1/tenants/me/members/u1', () => new Response(null, { status: 204 }));
+    await expect(client.removeMember('u1')).resolves.toBeUndefined();
+  });
+
+  it('a token response without what the client reads of it is refused: the session stays as it was', async () => {
+    const storage = memoryTokenStorage();
+    const { time, api, client, changes } = setup({ storage });
+    await client.login(CREDENTIALS);
+    const before = await storage.get();
+    const { expiresIn: _, ...withoutLifetime } = api.tokenResponse();
+    api.routes.set('POST /api/v1/auth/refresh', () => json(200, withoutLifetime));
+    expect(await caught(client.refresh())).toMatchObject({ code: 'http_error', status: 200 });
+    expect(await storage.get()).toEqual(before);
+    expect(changes.map((c) => c.type)).toEqual(['signed_in']);
+    // The silent refresh is still planned from the session it had, not due at once.
+    expect(time.nextAt()).toBe(before!.accessTokenExpiresAt - 30_000);
+
+    // Bearer mode stores the tokens: a sign-in answer without them is refused too.
+    const { accessToken: __, ...withoutToken } = api.tokenResponse();
+    api.routes.set('POST /api/v1/auth/login', () => json(200, withoutToken));
+    expect(await caught(client.login(CREDENTIALS))).toMatchObject({ code: 'http_error', status: 200 });
+    expect(await storage.get()).toEqual(before);
+  });
+});
+
 describe('cookie mode', () => {
   it('sends credentials: include and never a token, refreshes with the cookie, and knows no token', async () => {
     const { time, api, client, changes } = setup({ mode: 'cookie' });
@@ -465,6 +515,22 @@ describe('requests', () => {
         [...seen].some((s) => pattern.test(s)),
         id,
       ).toBe(true);
+    }
+  });
+});
+
+describe('the methods', () => {
+  it('document the route of their operation as the contract has it', () => {
+    const source = readFileSync(new URL('../src/client.ts', import.meta.url), 'utf8');
+    const documented = [
+      ...source.matchAll(/\/\*\* `(GET|POST|PUT|PATCH|DELETE) ([^`]+)`[^\n]*\n\s*(\w+)\(/g),
+    ];
+    expect(documented.length).toBeGreaterThan(20);
+    for (const [, method, path, name] of documented) {
+      const spec = OPERATIONS[name as keyof typeof OPERATIONS];
+      expect(spec && `${spec.method} ${spec.path}`, name).toBe(
+        `${method} ${path?.replace(/:(\w+)/g, '{$1}')}`,
+      );
     }
   });
 });

@@ -1,0 +1,84 @@
+import { OPERATIONS, type OperationId } from './contract.generated.js';
+import { isTenantAuthClientError } from './errors.js';
+import type { Session, StaleMark } from './session.js';
+import type { Answer, CallInput, CallOptions, Transport } from './transport.js';
+
+/**
+ * @internal Requests with the session's credentials: an operation of the contract, or the application's
+ * own `fetch`. A `401 invalid_token` to a request that took the access token leads to one refresh
+ * (shared with every other request that meets one) and one retry.
+ */
+export interface Requests {
+  /** Calls an operation; `retry: false` gives up at the first `401`. */
+  exchange<K extends OperationId>(
+    operation: K,
+    input: CallInput,
+    options?: Omit<CallOptions, 'credentials'> & { retry?: boolean },
+  ): Promise<Answer<K>>;
+  /** `fetch` for the application's own routes (`requireAuth()` on the server). */
+  fetch(url: string, init?: RequestInit): Promise<Response>;
+}
+
+/** @internal The requests of a client in `mode`. */
+export function createRequests(mode: 'cookie' | 'bearer', transport: Transport, session: Session): Requests {
+  /** Whether a request made with `mark` held a session that a refresh may renew. */
+  const hadSession = (mark: StaleMark) => mode === 'cookie' || mark.accessToken !== undefined;
+
+  async function exchange<K extends OperationId>(
+    operation: K,
+    input: CallInput,
+    options: Omit<CallOptions, 'credentials'> & { retry?: boolean } = {},
+  ): Promise<Answer<K>> {
+    const { retry = true, ...callOptions } = options;
+    const spec = OPERATIONS[operation];
+    let mark: StaleMark | undefined;
+    const credentials = async () => {
+      const found = await session.credentials(spec.auth);
+      mark = found.mark;
+      return found.headers;
+    };
+    try {
+      return await transport.call(operation, input, { ...callOptions, credentials });
+    } catch (error) {
+      const sent = mark;
+      const mayRefresh =
+        retry &&
+        spec.auth === 'access' &&
+        isTenantAuthClientError(error, 'invalid_token') &&
+        sent !== undefined &&
+        hadSession(sent);
+      if (!mayRefresh) throw error;
+      try {
+        await session.refresh(sent);
+      } catch (refreshError) {
+        if (isTenantAuthClientError(refreshError, 'invalid_token')) throw error;
+        throw refreshError;
+      }
+      return exchange(operation, input, { ...callOptions, retry: false });
+    }
+  }
+
+  async function fetch(url: string, init: RequestInit = {}): Promise<Response> {
+    const attempt = async () => {
+      const { headers, mark } = await session.credentials('access');
+      const merged = new Headers(init.headers);
+      for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+      return { response: await transport.fetch(url, { ...init, headers: merged }), mark };
+    };
+    const first = await attempt();
+    if (first.response.status !== 401) return first.response;
+    const challenge = first.response.headers.get('www-authenticate') ?? '';
+    if (!hadSession(first.mark) || (challenge !== '' && !/invalid_token|^Bearer\s*$/i.test(challenge))) {
+      return first.response;
+    }
+    try {
+      await session.refresh(first.mark);
+    } catch (err) {
+      if (isTenantAuthClientError(err, 'invalid_token')) return first.response;
+      throw err;
+    }
+    return (await attempt()).response;
+  }
+
+  return { exchange, fetch };
+}
