@@ -7,7 +7,13 @@ export type { AuditEventListInput, AuditEventPage } from './audit/audit-log.js';
 export type { Clock, RandomBytes } from './clock.js';
 export { createTenantAuth } from './create-tenant-auth.js';
 export type { FieldError, FieldErrorCode, TenantAuthErrorCode, TenantAuthErrorOptions } from './errors.js';
-export { ERROR_STATUS, isTenantAuthError, TenantAuthError } from './errors.js';
+export {
+  ERROR_CODES,
+  ERROR_STATUS,
+  FIELD_ERROR_CODES,
+  isTenantAuthError,
+  TenantAuthError,
+} from './errors.js';
 export type {
   AuthEvent,
   AuthEventBase,
@@ -27,6 +33,8 @@ export type { MailDeliveryOutcome, MailDeliveryResult } from './mail/mail-outbox
 export type { Mailer, MailMessage } from './mail/mailer.js';
 export type { MailContent, MailTemplateData, MailTemplateName, MailTemplates } from './mail/templates.js';
 export type { AcceptInvitationInput, CreateInvitationInput } from './members/invitations.js';
+export type { Role } from './members/roles.js';
+export { ROLES } from './members/roles.js';
 export type { MailOptions, RateLimitOptions, TenantAuthOptions } from './options.js';
 export type { PasswordHasherOptions, PasswordHasherStats } from './passwords/hasher.js';
 export type { PasswordPolicyOptions } from './passwords/policy.js';
@@ -41,10 +49,10 @@ export type {
   Member,
   PublicUser,
   RequestContext,
-  Role,
   SessionInfo,
   Tenant,
 } from './records.js';
+export { AUDIT_EVENT_TYPES } from './records.js';
 export { createMemoryStores } from './stores/memory/memory-stores.js';
 export type { OutboxCounts, TenantAuthStores, TransactionStores } from './stores/tenant-auth-stores.js';
 export type {

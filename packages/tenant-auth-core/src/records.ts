@@ -1,3 +1,5 @@
+import type { Role } from './members/roles.js';
+
 /**
  * A tenant: the unit of data isolation.
  *
@@ -11,15 +13,6 @@ export interface Tenant {
   name: string;
   createdAt: Date;
 }
-
-/**
- * A user's role in its tenant: `owner` > `admin` > `member`. Owners and admins administer the tenant;
- * only owners grant or take `owner`, and a tenant always keeps one.
- *
- * @example
- * const canInvite = (role: Role) => role === 'owner' || role === 'admin';
- */
-export type Role = 'owner' | 'admin' | 'member';
 
 /**
  * A user as stored; belongs to exactly one tenant.
@@ -69,13 +62,27 @@ export interface Member {
 }
 
 /**
+ * What a one-time token can be for: the one list of the kinds, from which the type and the stores'
+ * columns are derived.
+ *
+ * @example
+ * const kind = p.enum(ONE_TIME_TOKEN_KINDS); // a MikroORM column
+ */
+export const ONE_TIME_TOKEN_KINDS = [
+  'invitation',
+  'password_reset',
+  'email_verification',
+  'email_change',
+] as const;
+
+/**
  * What a one-time token is for. Each kind has its lifetime, and issuing a new one for the same subject
  * (a user; for an invitation, an address in a tenant) replaces the older.
  *
  * @example
  * const kind: OneTimeTokenKind = 'password_reset';
  */
-export type OneTimeTokenKind = 'invitation' | 'password_reset' | 'email_verification' | 'email_change';
+export type OneTimeTokenKind = (typeof ONE_TIME_TOKEN_KINDS)[number];
 
 /**
  * A one-time token as stored: only the SHA-256 of the token (at least 256 random bits, base64url) is
@@ -153,32 +160,42 @@ export interface OutboxMessage {
 }
 
 /**
- * The kinds of security event the audit log keeps (API.md, "Audit log").
+ * The kinds of security event the audit log keeps (API.md, "Audit log"), in the order of the contract:
+ * the one list of them, from which the type, the HTTP contract and the stores' checks are derived.
+ *
+ * @example
+ * if ((AUDIT_EVENT_TYPES as readonly string[]).includes(value)) filter.type = value as AuditEventType;
+ */
+export const AUDIT_EVENT_TYPES = [
+  'registered',
+  'login_succeeded',
+  'login_failed',
+  'refreshed',
+  'refresh_reissued',
+  'replay_detected',
+  'logout',
+  'session_revoked',
+  'sessions_revoked',
+  'password_reset_requested',
+  'password_reset',
+  'password_changed',
+  'email_verified',
+  'email_changed',
+  'invitation_created',
+  'invitation_revoked',
+  'invitation_accepted',
+  'member_role_changed',
+  'member_removed',
+  'account_deleted',
+] as const;
+
+/**
+ * A kind of security event the audit log keeps (one of {@link AUDIT_EVENT_TYPES}).
  *
  * @example
  * const type: AuditEventType = 'member_role_changed';
  */
-export type AuditEventType =
-  | 'registered'
-  | 'login_succeeded'
-  | 'login_failed'
-  | 'refreshed'
-  | 'refresh_reissued'
-  | 'replay_detected'
-  | 'logout'
-  | 'session_revoked'
-  | 'sessions_revoked'
-  | 'password_reset_requested'
-  | 'password_reset'
-  | 'password_changed'
-  | 'email_verified'
-  | 'email_changed'
-  | 'invitation_created'
-  | 'invitation_revoked'
-  | 'invitation_accepted'
-  | 'member_role_changed'
-  | 'member_removed'
-  | 'account_deleted';
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
 /**
  * One stored security event of a tenant: ids, time and where from; never a password, a token or a hash.

@@ -18,11 +18,11 @@ export type {
   OneTimeToken,
   OneTimeTokenKind,
   OutboxMessage,
-  Role,
   Session,
   Tenant,
   User,
 } from './records.js';
+export { ONE_TIME_TOKEN_KINDS } from './records.js';
 export type {
   AuditEventQuery,
   AuditEventStore,

@@ -3,9 +3,10 @@ import type { ChangePasswordInput, ResetPasswordInput } from './accounts/passwor
 import type { AuditEventListInput, AuditEventPage } from './audit/audit-log.js';
 import type { MailDeliveryResult } from './mail/mail-outbox.js';
 import type { AcceptInvitationInput, CreateInvitationInput } from './members/invitations.js';
+import type { Role } from './members/roles.js';
 import type { PasswordHasherStats } from './passwords/hasher.js';
 import type { ClientBudget, RateLimitResult } from './rate-limit/rate-limit-result.js';
-import type { Invitation, Member, PublicUser, RequestContext, Role, SessionInfo, Tenant } from './records.js';
+import type { Invitation, Member, PublicUser, RequestContext, SessionInfo, Tenant } from './records.js';
 import type { OutboxCounts } from './stores/tenant-auth-stores.js';
 
 /**

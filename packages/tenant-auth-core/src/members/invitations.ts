@@ -12,12 +12,13 @@ import {
 import { normalizeUuid, uuidv7 } from '../ids.js';
 import { hashingOwner } from '../rate-limit/client-ip-key.js';
 import { rateLimited } from '../rate-limit/rate-limiter.js';
-import type { Invitation, OneTimeToken, RequestContext, Role, User } from '../records.js';
+import type { Invitation, OneTimeToken, RequestContext, User } from '../records.js';
 import type { Services } from '../services.js';
 import { slugify } from '../slug.js';
 import type { AccessClaims, AuthResult } from '../tenant-auth.js';
 import { hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
-import { atLeast, currentUser, invalidRole, isRole } from './authorization.js';
+import { currentUser, invalidRole } from './authorization.js';
+import { atLeast, isRole, type Role } from './roles.js';
 
 /** Whether a member of `role` may hand out `granted`: admins and owners invite, only owners make owners. */
 const mayGrant = (role: Role, granted: Role) =>

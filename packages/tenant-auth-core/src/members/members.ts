@@ -1,10 +1,11 @@
 import { forbidden, notFound, TenantAuthError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
-import type { Member, RequestContext, Role, User } from '../records.js';
+import type { Member, RequestContext, User } from '../records.js';
 import type { Services } from '../services.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
 import type { AccessClaims } from '../tenant-auth.js';
-import { currentUser, invalidRole, isRole, memberOf } from './authorization.js';
+import { currentUser, invalidRole, memberOf } from './authorization.js';
+import { isRole, type Role } from './roles.js';
 
 const lastOwner = () =>
   new TenantAuthError(

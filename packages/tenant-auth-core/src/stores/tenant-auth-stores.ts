@@ -1,10 +1,10 @@
+import type { Role } from '../members/roles.js';
 import type {
   AuditEvent,
   AuditEventType,
   OneTimeToken,
   OneTimeTokenKind,
   OutboxMessage,
-  Role,
   Session,
   Tenant,
   User,

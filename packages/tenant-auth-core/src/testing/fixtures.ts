@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { Role } from '../members/roles.js';
 import type {
   AuditEvent,
   OneTimeToken,
   OneTimeTokenKind,
   OutboxMessage,
-  Role,
   Session,
   Tenant,
   User,

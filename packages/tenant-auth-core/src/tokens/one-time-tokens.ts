@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Clock, RandomBytes } from '../clock.js';
 import { uuidv7 } from '../ids.js';
-import type { OneTimeToken, OneTimeTokenKind, Role } from '../records.js';
+import type { Role } from '../members/roles.js';
+import type { OneTimeToken, OneTimeTokenKind } from '../records.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
 
 /** 32 random bytes, base64url without padding: 43 characters. */

@@ -3,7 +3,7 @@ import { createHash, type KeyObject, type webcrypto } from 'node:crypto';
 import { exportJWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { Clock, RandomBytes } from '../clock.js';
 import { configurationError } from '../errors.js';
-import type { Role } from '../records.js';
+import { isRole, type Role } from '../members/roles.js';
 import type { AccessClaims } from '../tenant-auth.js';
 import { signHs256, verifyHs256 } from './hs256.js';
 import {
@@ -37,8 +37,6 @@ export interface TokenServiceOptions {
 
 /** @internal Claims of a verified refresh token: those of an access token but the role and email state. */
 export type RefreshClaims = Omit<AccessClaims, 'role' | 'emailVerified'>;
-
-const ROLES: readonly string[] = ['owner', 'admin', 'member'] satisfies Role[];
 
 /** @internal The fields a refresh token is signed from; re-signing the same fields gives the identical token. */
 export type RefreshTokenFields = RefreshClaims;
@@ -273,7 +271,7 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     // Tokens signed before roles existed (1.0) carry none: they get the least, `member`. Admin
     // operations read the current role from the stores anyway.
     const role = payload.role ?? 'member';
-    if (typeof role !== 'string' || !ROLES.includes(role)) throw invalidToken();
+    if (!isRole(role)) throw invalidToken();
     const emailVerified = payload.email_verified ?? false;
     if (typeof emailVerified !== 'boolean') throw invalidToken();
     return { ...claims, role: role as Role, emailVerified };

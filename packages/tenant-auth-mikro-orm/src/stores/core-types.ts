@@ -1,4 +1,6 @@
-// The record and store types of tenant-auth-core/store-kit that the stores of this package implement.
+// The record and store types of tenant-auth-core (store-kit, and the vocabulary of the main entry) that the stores of this package implement.
+
+export type { Role } from 'tenant-auth-core';
 export type {
   AuditEvent,
   AuditEventQuery,
@@ -9,5 +11,4 @@ export type {
   OutboxCounts,
   OutboxMessage,
   OutboxStore,
-  Role,
 } from 'tenant-auth-core/store-kit';
