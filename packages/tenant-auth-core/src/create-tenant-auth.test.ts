@@ -1,6 +1,9 @@
 import { createHmac } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { LoginInput } from './accounts/login.js';
+import type { RegisterInput } from './accounts/registration.js';
+import type { AuthResult } from './claims.js';
 import { createTenantAuth } from './create-tenant-auth.js';
 import { isTenantAuthError, TenantAuthError, type TenantAuthErrorCode } from './errors.js';
 import type { AuthEvent } from './events/auth-event.js';
@@ -12,7 +15,6 @@ import type { Session, User } from './records.js';
 import { isValidSlug } from './slug.js';
 import { createMemoryStores } from './stores/memory/memory-stores.js';
 import type { SessionStore, TenantAuthStores } from './stores/tenant-auth-stores.js';
-import type { AuthResult, LoginInput, RegisterInput } from './tenant-auth.js';
 import { ManualClock } from './testing/manual-clock.js';
 import { hashRefreshToken } from './tokens/token-service.js';
 

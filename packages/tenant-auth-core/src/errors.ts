@@ -192,6 +192,18 @@ export function incorrectPassword(field: string): TenantAuthError {
   return validationError([{ field, code: 'incorrect', message: 'The password is incorrect.' }]);
 }
 
+/** @internal The one answer for an access or refresh token that is missing, invalid, expired or revoked. */
+export function invalidToken(cause?: unknown): TenantAuthError {
+  return new TenantAuthError('invalid_token', 'The token is missing, invalid or expired.', { cause });
+}
+
+/** @internal An operation that sends mail, on a server without `mail` configured. */
+export function mailUnavailable(): TenantAuthError {
+  return new TenantAuthError('unavailable', 'Email is not configured on this server.', {
+    retryAfterSeconds: 3600,
+  });
+}
+
 /** @internal The caller's role does not allow the operation. */
 export function forbidden(message = 'Your role does not allow this.'): TenantAuthError {
   return new TenantAuthError('forbidden', message);

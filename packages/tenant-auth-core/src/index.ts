@@ -2,8 +2,12 @@
 // Tests: `tenant-auth-core/testing`.
 
 export type { ChangeEmailInput } from './accounts/email-address.js';
+export type { LoginInput } from './accounts/login.js';
 export type { ChangePasswordInput, ResetPasswordInput } from './accounts/password-recovery.js';
+export type { RegisterInput } from './accounts/registration.js';
 export type { AuditEventListInput, AuditEventPage } from './audit/audit-log.js';
+export type { AccessClaims, AuthResult, RegisterResult } from './claims.js';
+export type { CleanupResult } from './cleanup.js';
 export type { Clock, RandomBytes } from './clock.js';
 export { createTenantAuth } from './create-tenant-auth.js';
 export type { FieldError, FieldErrorCode, TenantAuthErrorCode, TenantAuthErrorOptions } from './errors.js';
@@ -55,18 +59,7 @@ export type {
 export { AUDIT_EVENT_TYPES } from './records.js';
 export { createMemoryStores } from './stores/memory/memory-stores.js';
 export type { OutboxCounts, TenantAuthStores, TransactionStores } from './stores/tenant-auth-stores.js';
-export type {
-  AccessClaims,
-  AuthResult,
-  CleanupResult,
-  InputLimits,
-  LoginInput,
-  RegisterInput,
-  RegisterResult,
-  ScheduledWork,
-  TenantAuth,
-  TenantAuthStats,
-} from './tenant-auth.js';
+export type { InputLimits, ScheduledWork, TenantAuth, TenantAuthStats } from './tenant-auth.js';
 export type {
   AccessKeyPair,
   AccessTokenKeyOptions,

@@ -1,3 +1,4 @@
+import type { RegisterResult } from '../claims.js';
 import type { Clock, RandomBytes } from '../clock.js';
 import { parseEmail } from '../email.js';
 import { type FieldError, isTenantAuthError, TenantAuthError, validationError } from '../errors.js';
@@ -10,8 +11,22 @@ import type { RequestContext, Tenant, User } from '../records.js';
 import type { SessionTokens } from '../sessions/session-tokens.js';
 import { initialSlug, slugify, withSlugSuffix } from '../slug.js';
 import type { TenantAuthStores, TransactionStores } from '../stores/tenant-auth-stores.js';
-import type { RegisterInput, RegisterResult } from '../tenant-auth.js';
 import { checkTenantName, optionalText } from './inputs.js';
+
+/**
+ * Input of {@link TenantAuth.register}.
+ *
+ * @example
+ * const input: RegisterInput = { email: 'ada@example.com', password: 'Correct-Horse-42', tenantName: 'Analytical Engines' };
+ */
+export interface RegisterInput {
+  email: string;
+  password: string;
+  /** 1 to 100 characters once trimmed; the slug is derived from it. Default: the email's local part. */
+  tenantName?: string | undefined;
+  /** Free text naming the device (at most 200 characters). Default: a summary of the user agent. */
+  deviceInfo?: string | undefined;
+}
 
 /** How many slugs registration tries before giving up (the first plus suffixed ones). */
 const SLUG_ATTEMPTS = 5;

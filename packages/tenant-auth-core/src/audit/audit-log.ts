@@ -1,9 +1,9 @@
+import { currentUser } from '../authorization.js';
+import type { AccessClaims } from '../claims.js';
 import { type FieldError, validationError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
-import { currentUser } from '../members/authorization.js';
 import { AUDIT_EVENT_TYPES, type AuditEvent, type AuditEventType } from '../records.js';
 import type { Services } from '../services.js';
-import type { AccessClaims } from '../tenant-auth.js';
 
 /** @internal Page sizes of the audit log. */
 export const AUDIT_PAGE = { min: 1, max: 200, default: 50 } as const;

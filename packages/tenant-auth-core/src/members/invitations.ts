@@ -1,12 +1,14 @@
 import { optionalText } from '../accounts/inputs.js';
+import { currentUser, invalidRole } from '../authorization.js';
+import type { AccessClaims, AuthResult } from '../claims.js';
 import { parseEmail } from '../email.js';
 import {
   type FieldError,
   forbidden,
   invalidOrExpired,
   isTenantAuthError,
+  mailUnavailable,
   notFound,
-  TenantAuthError,
   validationError,
 } from '../errors.js';
 import { normalizeUuid, uuidv7 } from '../ids.js';
@@ -15,9 +17,7 @@ import { rateLimited } from '../rate-limit/rate-limiter.js';
 import type { Invitation, OneTimeToken, RequestContext, User } from '../records.js';
 import type { Services } from '../services.js';
 import { slugify } from '../slug.js';
-import type { AccessClaims, AuthResult } from '../tenant-auth.js';
 import { hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
-import { currentUser, invalidRole } from './authorization.js';
 import { atLeast, isRole, type Role } from './roles.js';
 
 /** Whether a member of `role` may hand out `granted`: admins and owners invite, only owners make owners. */
@@ -57,10 +57,6 @@ export const invitationOf = (token: OneTimeToken): Invitation => ({
   expiresAt: token.expiresAt,
   invitedBy: token.createdBy,
 });
-
-/** @internal */
-export const mailUnavailable = () =>
-  new TenantAuthError('unavailable', 'Email is not configured on this server.', { retryAfterSeconds: 3600 });
 
 const emailTaken = () =>
   validationError([{ field: 'email', code: 'email_taken', message: 'This email is already registered.' }]);

@@ -1,10 +1,10 @@
+import { currentUser, invalidRole, memberOf } from '../authorization.js';
+import type { AccessClaims } from '../claims.js';
 import { forbidden, notFound, TenantAuthError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
 import type { Member, RequestContext, User } from '../records.js';
 import type { Services } from '../services.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
-import type { AccessClaims } from '../tenant-auth.js';
-import { currentUser, invalidRole, memberOf } from './authorization.js';
 import { isRole, type Role } from './roles.js';
 
 const lastOwner = () =>

@@ -1,9 +1,9 @@
+import type { AuthResult } from '../claims.js';
 import type { Clock } from '../clock.js';
+import { invalidToken } from '../errors.js';
 import { auditRecordOf, type EventLog } from '../events/event-log.js';
 import type { RequestContext, Session, User } from '../records.js';
 import type { SessionRotation, TenantAuthStores } from '../stores/tenant-auth-stores.js';
-import type { AuthResult } from '../tenant-auth.js';
-import { invalidToken } from '../tokens/keys.js';
 import { hashRefreshToken, type RefreshClaims, type TokenService } from '../tokens/token-service.js';
 import type { ActiveSessionCache } from './active-session-cache.js';
 import type { SessionTokens } from './session-tokens.js';

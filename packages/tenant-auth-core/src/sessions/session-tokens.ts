@@ -1,3 +1,4 @@
+import type { AuthResult } from '../claims.js';
 import type { Clock, RandomBytes } from '../clock.js';
 import {
   cleanText,
@@ -8,7 +9,6 @@ import {
 } from '../device-info.js';
 import { uuidv7 } from '../ids.js';
 import type { RequestContext, Session, User } from '../records.js';
-import type { AuthResult } from '../tenant-auth.js';
 import { hashRefreshToken, type RefreshTokenFields, type TokenService } from '../tokens/token-service.js';
 
 const wholeSeconds = (ms: number) => Math.floor(ms / 1000) * 1000;

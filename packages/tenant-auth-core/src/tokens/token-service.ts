@@ -1,17 +1,16 @@
 import { createHash, type KeyObject, type webcrypto } from 'node:crypto';
 
 import { exportJWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import type { AccessClaims } from '../claims.js';
 import type { Clock, RandomBytes } from '../clock.js';
-import { configurationError } from '../errors.js';
+import { configurationError, invalidToken } from '../errors.js';
 import { isRole, type Role } from '../members/roles.js';
-import type { AccessClaims } from '../tenant-auth.js';
 import { signHs256, verifyHs256 } from './hs256.js';
 import {
   type AccessTokenKeyOptions,
   type ImportedAccessKeys,
   importAccessKeys,
   importSecret,
-  invalidToken,
 } from './keys.js';
 
 /** @internal Header `typ` of access tokens (RFC 9068). */

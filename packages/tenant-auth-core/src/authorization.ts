@@ -1,9 +1,8 @@
-import { forbidden, TenantAuthError } from '../errors.js';
-import type { Member, User } from '../records.js';
-import type { TransactionStores } from '../stores/tenant-auth-stores.js';
-import type { AccessClaims } from '../tenant-auth.js';
-import { invalidToken } from '../tokens/keys.js';
-import { atLeast, type Role } from './roles.js';
+import type { AccessClaims } from './claims.js';
+import { forbidden, invalidToken, TenantAuthError } from './errors.js';
+import { atLeast, type Role } from './members/roles.js';
+import type { Member, User } from './records.js';
+import type { TransactionStores } from './stores/tenant-auth-stores.js';
 
 /** @internal A user as a member of its tenant. */
 export const memberOf = (user: User): Member => ({
