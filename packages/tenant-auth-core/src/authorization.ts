@@ -1,11 +1,11 @@
 import type { AccessClaims } from './claims.js';
 import { forbidden, invalidToken, TenantAuthError } from './errors.js';
 import { atLeast, type Role } from './members/roles.js';
-import type { Member, User } from './records.js';
+import type { Member, UserRecord } from './records.js';
 import type { TransactionStores } from './stores/tenant-auth-stores.js';
 
 /** @internal A user as a member of its tenant. */
-export const memberOf = (user: User): Member => ({
+export const memberOf = (user: UserRecord): Member => ({
   id: user.id,
   email: user.email,
   role: user.role,
@@ -21,7 +21,7 @@ export async function currentUser(
   stores: Pick<TransactionStores, 'users'>,
   claims: AccessClaims,
   minimum: Role = 'member',
-): Promise<User> {
+): Promise<UserRecord> {
   const user = await stores.users.findById(claims.tenantId, claims.userId);
   if (!user) throw invalidToken();
   if (!atLeast(user.role, minimum)) {

@@ -27,9 +27,9 @@ export interface AccessClaims {
  * The token response of login, registration and refresh (API.md, "Token response").
  *
  * @example
- * const { accessToken, refreshToken, expiresIn }: AuthResult = await auth.login(input);
+ * const { accessToken, refreshToken, expiresIn }: TokenResponse = await auth.login(input);
  */
-export interface AuthResult {
+export interface TokenResponse {
   user: PublicUser;
   session: { id: string; expiresAt: Date };
   accessToken: string;
@@ -47,6 +47,6 @@ export interface AuthResult {
  * @example
  * const { tenant, accessToken }: RegisterResult = await auth.register(input);
  */
-export interface RegisterResult extends AuthResult {
+export interface RegisterResult extends TokenResponse {
   tenant: Tenant;
 }

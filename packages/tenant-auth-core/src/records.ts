@@ -15,12 +15,21 @@ export interface Tenant {
 }
 
 /**
+ * A tenant as stored: what a `TenantStore` writes and reads. The same fields as the {@link Tenant} the
+ * API answers today; store code says `TenantRecord` so the two can part without touching it.
+ *
+ * @example
+ * const tenant: TenantRecord | null = await stores.tenants.findById(tenantId);
+ */
+export type TenantRecord = Tenant;
+
+/**
  * A user as stored; belongs to exactly one tenant.
  *
  * @example
- * const user: User = await stores.users.findByEmail('ada@example.com');
+ * const user: UserRecord | null = await stores.users.findByEmail('ada@example.com');
  */
-export interface User {
+export interface UserRecord {
   id: string;
   tenantId: string;
   /** Normalised (see `normalizeEmail`); unique across the whole service. */
@@ -91,7 +100,7 @@ export type OneTimeTokenKind = (typeof ONE_TIME_TOKEN_KINDS)[number];
  * @example
  * const pending = await stores.oneTimeTokens.findByHash('invitation', sha256(token));
  */
-export interface OneTimeToken {
+export interface OneTimeTokenRecord {
   id: string;
   kind: OneTimeTokenKind;
   tenantId: string;
@@ -137,7 +146,7 @@ export interface Invitation {
  * @example
  * const due = await stores.outbox.claim({ now, limit: 20, leaseSeconds: 120 });
  */
-export interface OutboxMessage {
+export interface OutboxMessageRecord {
   id: string;
   tenantId: string | null;
   /** The template it is rendered with: `invitation`, `password_reset`, `email_verification`, ... */
@@ -220,15 +229,25 @@ export interface AuditEvent {
 }
 
 /**
+ * An audit event as stored: what an `AuditEventStore` appends and lists. The same fields as the
+ * {@link AuditEvent} the API answers today; store code says `AuditEventRecord` so the two can part
+ * without touching it.
+ *
+ * @example
+ * await stores.auditEvents.append(record satisfies AuditEventRecord);
+ */
+export type AuditEventRecord = AuditEvent;
+
+/**
  * A login session as stored. It holds what is needed to rotate refresh tokens with replay detection:
  * the SHA-256 hash of the current refresh token, the hash of the one it replaced and when, and the
  * `jti` and times of the current token, so an identical child can be re-signed for racing requests.
  * The raw refresh token is never stored.
  *
  * @example
- * const session: Session | null = await stores.sessions.findById(tenantId, sessionId);
+ * const session: SessionRecord | null = await stores.sessions.findById(tenantId, sessionId);
  */
-export interface Session {
+export interface SessionRecord {
   id: string;
   tenantId: string;
   userId: string;

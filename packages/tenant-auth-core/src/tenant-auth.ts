@@ -3,7 +3,7 @@ import type { LoginInput } from './accounts/login.js';
 import type { ChangePasswordInput, ResetPasswordInput } from './accounts/password-recovery.js';
 import type { RegisterInput } from './accounts/registration.js';
 import type { AuditEventListInput, AuditEventPage } from './audit/audit-log.js';
-import type { AccessClaims, AuthResult, RegisterResult } from './claims.js';
+import type { AccessClaims, RegisterResult, TokenResponse } from './claims.js';
 import type { CleanupResult } from './cleanup.js';
 import type { MailDeliveryResult } from './mail/mail-outbox.js';
 import type { AcceptInvitationInput, CreateInvitationInput } from './members/invitations.js';
@@ -83,9 +83,9 @@ export interface TenantAuth {
    * password), `validation_failed` for a malformed email, `rate_limited` when the account is throttled,
    * `unavailable` when the hashing queue is full or a store does not answer.
    */
-  login(input: LoginInput, context?: RequestContext): Promise<AuthResult>;
+  login(input: LoginInput, context?: RequestContext): Promise<TokenResponse>;
   /** Rotates a refresh token (grace-period races get the identical child). Fails with `invalid_token`. */
-  refresh(refreshToken: string, context?: RequestContext): Promise<AuthResult>;
+  refresh(refreshToken: string, context?: RequestContext): Promise<TokenResponse>;
   /** Revokes the session named by an access or refresh token. Fails with `invalid_token`. */
   logout(token: string, context?: RequestContext): Promise<void>;
   /**
@@ -164,7 +164,7 @@ export interface TenantAuth {
    * email, and signs it in. The token is consumed in the same transaction, so a failure leaves it usable.
    * Fails with `validation_failed` (`token`: `invalid_or_expired`; the password rules; `email_taken`).
    */
-  acceptInvitation(input: AcceptInvitationInput, context?: RequestContext): Promise<AuthResult>;
+  acceptInvitation(input: AcceptInvitationInput, context?: RequestContext): Promise<TokenResponse>;
 
   /**
    * Starts a password reset: resolves at once, the same way whether or not the address has an account;

@@ -2,7 +2,7 @@ import { currentUser } from '../authorization.js';
 import type { AccessClaims } from '../claims.js';
 import { parseEmail } from '../email.js';
 import { invalidOrExpired, isTenantAuthError, mailUnavailable, validationError } from '../errors.js';
-import type { RequestContext, User } from '../records.js';
+import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
 import { FIXED_LIFETIMES, hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
@@ -38,7 +38,7 @@ export function createEmailAddress(services: Services, confirmPassword: ConfirmP
    */
   async function enqueueVerification(
     tx: TransactionStores,
-    user: User,
+    user: UserRecord,
     tenantName: string,
     context: RequestContext,
   ): Promise<boolean> {

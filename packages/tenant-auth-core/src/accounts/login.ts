@@ -1,5 +1,5 @@
 import type { Background } from '../background.js';
-import type { AuthResult } from '../claims.js';
+import type { TokenResponse } from '../claims.js';
 import { normalizeEmail } from '../email.js';
 import { type FieldError, TenantAuthError, validationError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
@@ -59,7 +59,7 @@ export function createLogin(deps: {
 }) {
   const { stores, hasher, sessionTokens, dummyHash, throttle, events, background, logger } = deps;
 
-  return async function login(input: LoginInput, context: RequestContext = {}): Promise<AuthResult> {
+  return async function login(input: LoginInput, context: RequestContext = {}): Promise<TokenResponse> {
     const errors = [requiredString(input?.email, 'email'), requiredString(input?.password, 'password')];
     if (
       typeof input?.email === 'string' &&

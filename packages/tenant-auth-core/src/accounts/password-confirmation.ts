@@ -1,6 +1,6 @@
 import { incorrectPassword } from '../errors.js';
 import { clientKeys, hashingOwner } from '../rate-limit/client-ip-key.js';
-import type { RequestContext, User } from '../records.js';
+import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
 
 /**
@@ -12,7 +12,7 @@ import type { Services } from '../services.js';
 export function createPasswordConfirmation(services: Pick<Services, 'hasher' | 'limits'>) {
   const { hasher, limits } = services;
   return async function confirmPassword(
-    user: User,
+    user: UserRecord,
     password: string,
     field: string,
     context: RequestContext,

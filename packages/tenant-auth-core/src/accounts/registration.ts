@@ -7,7 +7,7 @@ import { uuidv7 } from '../ids.js';
 import type { PasswordHasher } from '../passwords/hasher.js';
 import type { PasswordPolicy } from '../passwords/policy.js';
 import { hashingOwner } from '../rate-limit/client-ip-key.js';
-import type { RequestContext, Tenant, User } from '../records.js';
+import type { RequestContext, Tenant, UserRecord } from '../records.js';
 import type { SessionTokens } from '../sessions/session-tokens.js';
 import { initialSlug, slugify, withSlugSuffix } from '../slug.js';
 import type { TenantAuthStores, TransactionStores } from '../stores/tenant-auth-stores.js';
@@ -46,7 +46,7 @@ export function createRegistration(deps: {
   /** Writes the verification email in the registration's transaction; `false` without mail. */
   enqueueVerification: (
     tx: TransactionStores,
-    user: User,
+    user: UserRecord,
     tenantName: string,
     context: RequestContext,
   ) => Promise<boolean>;
@@ -90,7 +90,7 @@ export function createRegistration(deps: {
     for (let attempt = 1; ; attempt++) {
       const now = clock.now();
       const tenant: Tenant = { id: uuidv7(clock, random), slug, name: tenantName, createdAt: now };
-      const user: User = {
+      const user: UserRecord = {
         id: uuidv7(clock, random),
         tenantId: tenant.id,
         email: email.email,

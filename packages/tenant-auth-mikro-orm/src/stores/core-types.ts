@@ -2,13 +2,13 @@
 
 export type { Role } from 'tenant-auth-core';
 export type {
-  AuditEvent,
   AuditEventQuery,
+  AuditEventRecord,
   AuditEventStore,
-  OneTimeToken,
   OneTimeTokenKind,
+  OneTimeTokenRecord,
   OneTimeTokenStore,
   OutboxCounts,
-  OutboxMessage,
+  OutboxMessageRecord,
   OutboxStore,
 } from 'tenant-auth-core/store-kit';
