@@ -1,12 +1,12 @@
 import bcrypt from 'bcrypt';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RegisterInput } from './accounts/registration.js';
 import { createTenantAuth } from './create-tenant-auth.js';
 import { isTenantAuthError, type TenantAuthErrorCode } from './errors.js';
 import type { Logger } from './logger.js';
 import type { TenantAuthOptions } from './options.js';
 import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit-store.js';
 import { createMemoryStores } from './stores/memory/memory-stores.js';
-import type { RegisterInput } from './tenant-auth.js';
 import { ManualClock } from './testing/manual-clock.js';
 
 /*

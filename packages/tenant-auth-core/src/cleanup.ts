@@ -1,7 +1,23 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from './clock.js';
 import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
-import type { CleanupResult } from './tenant-auth.js';
+
+/**
+ * What one cleanup pass deleted.
+ *
+ * @example
+ * const { sessions }: CleanupResult = await auth.cleanup();
+ */
+export interface CleanupResult {
+  /** Expired sessions, and revoked ones past their retention. */
+  sessions: number;
+  /** Expired one-time tokens (invitations, links). */
+  oneTimeTokens: number;
+  /** Audit events past their retention. */
+  auditEvents: number;
+  /** Outbox messages dead for more than a week. */
+  outboxMessages: number;
+}
 
 /** How long a dead outbox message stays for inspection: a week. */
 const DEAD_MAIL_RETENTION_SECONDS = 7 * 86_400;

@@ -1,6 +1,9 @@
 import { createHmac } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { LoginInput } from './accounts/login.js';
+import type { RegisterInput } from './accounts/registration.js';
+import type { TokenResponse } from './claims.js';
 import { createTenantAuth } from './create-tenant-auth.js';
 import { isTenantAuthError, TenantAuthError, type TenantAuthErrorCode } from './errors.js';
 import type { AuthEvent } from './events/auth-event.js';
@@ -8,11 +11,10 @@ import type { Logger } from './logger.js';
 import type { TenantAuthOptions } from './options.js';
 import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit-store.js';
 import type { RateLimitHit, RateLimitStore } from './rate-limit/rate-limit-store.js';
-import type { Session, User } from './records.js';
+import type { SessionRecord, UserRecord } from './records.js';
 import { isValidSlug } from './slug.js';
 import { createMemoryStores } from './stores/memory/memory-stores.js';
 import type { SessionStore, TenantAuthStores } from './stores/tenant-auth-stores.js';
-import type { AuthResult, LoginInput, RegisterInput } from './tenant-auth.js';
 import { ManualClock } from './testing/manual-clock.js';
 import { hashRefreshToken } from './tokens/token-service.js';
 
@@ -403,17 +405,17 @@ describe('sessions', () => {
     const eveSession = (await stores.sessions.findById(eve.user.tenantId, eve.session.id))!;
     const rotateCurrent = stores.sessions.rotateCurrent!;
     const wrongs = [
-      (found: { session: Session; user: User }) => ({ ...found, user: eveUser }),
-      (found: { session: Session; user: User }) => ({
+      (found: { session: SessionRecord; user: UserRecord }) => ({ ...found, user: eveUser }),
+      (found: { session: SessionRecord; user: UserRecord }) => ({
         ...found,
         user: { ...eveUser, tenantId: first.user.tenantId },
       }),
-      (found: { session: Session; user: User }) => ({ ...found, session: eveSession }),
-      (found: { session: Session; user: User }) => ({
+      (found: { session: SessionRecord; user: UserRecord }) => ({ ...found, session: eveSession }),
+      (found: { session: SessionRecord; user: UserRecord }) => ({
         ...found,
         session: { ...found.session, absoluteExpiresAt: found.session.createdAt },
       }),
-      (found: { session: Session; user: User }) => ({
+      (found: { session: SessionRecord; user: UserRecord }) => ({
         ...found,
         session: { ...found.session, revokedAt: found.session.createdAt },
       }),
@@ -539,7 +541,7 @@ describe('sessions', () => {
 
   it('list the active sessions, revoke one (only the caller’s), revoke all but the current', async () => {
     const { auth, first } = await registered();
-    const logins: AuthResult[] = [];
+    const logins: TokenResponse[] = [];
     for (let i = 0; i < 3; i++)
       logins.push(await auth.login({ email: 'ada@example.com', password: PASSWORD }));
     const claims = await auth.verifyAccessToken(first.accessToken);
@@ -560,7 +562,7 @@ describe('sessions', () => {
       cleanupBatchSize: 2,
       revokedSessionRetentionSeconds: 86_400,
     });
-    const more: AuthResult[] = [];
+    const more: TokenResponse[] = [];
     for (let i = 0; i < 4; i++) more.push(await auth.login({ email: 'ada@example.com', password: PASSWORD }));
     await auth.logout(more[0]!.accessToken);
     clock.advance(2 * DAY);

@@ -1,13 +1,48 @@
 import type { RateLimitResult } from './rate-limit/rate-limit-result.js';
 
 /**
- * Every error code of tenant-auth, with the HTTP status an adapter answers it with. Callers switch on
- * `code`, never on messages or on `instanceof` across packages.
+ * Every error code of tenant-auth: the one list of them, from which {@link TenantAuthErrorCode}, the
+ * HTTP contract's problem codes and the status map are derived. Callers switch on `code`, never on
+ * messages or on `instanceof` across packages.
  *
  * - The codes a client can receive are the ones of the HTTP contract (API.md).
  * - `email_taken` and `slug_taken` are raised by stores and turned into `validation_failed` by core.
  * - `invalid_configuration` is thrown by factories (`createTenantAuth`, `createTenantAuthKoa`, ...) at
  *   creation time, before any I/O; its `option` names the offending option.
+ *
+ * @example
+ * const known = (ERROR_CODES as readonly string[]).includes(body.code);
+ */
+export const ERROR_CODES = [
+  'validation_failed',
+  'invalid_json',
+  'invalid_credentials',
+  'invalid_token',
+  'csrf_rejected',
+  'forbidden',
+  'not_found',
+  'last_owner',
+  'email_taken',
+  'slug_taken',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'internal_error',
+  'invalid_configuration',
+  'unavailable',
+] as const;
+
+/**
+ * A stable error code (one of {@link ERROR_CODES}).
+ *
+ * @example
+ * const code: TenantAuthErrorCode = 'invalid_credentials';
+ */
+export type TenantAuthErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * The HTTP status an adapter answers each error code with (every code of {@link ERROR_CODES}, no
+ * other: the compiler checks it).
  *
  * @example
  * ERROR_STATUS.invalid_token; // 401
@@ -29,36 +64,38 @@ export const ERROR_STATUS = {
   internal_error: 500,
   invalid_configuration: 500,
   unavailable: 503,
-} as const;
+} as const satisfies Record<TenantAuthErrorCode, number>;
 
 /**
- * A stable error code (the keys of `ERROR_STATUS`).
+ * The codes a field-level validation failure may carry (API.md): the one list of them, from which
+ * {@link FieldErrorCode} and the HTTP contract's field codes are derived.
  *
  * @example
- * const code: TenantAuthErrorCode = 'invalid_credentials';
+ * const known = (FIELD_ERROR_CODES as readonly string[]).includes(error.code);
  */
-export type TenantAuthErrorCode = keyof typeof ERROR_STATUS;
+export const FIELD_ERROR_CODES = [
+  'invalid_email',
+  'email_taken',
+  'too_short',
+  'too_long',
+  'missing_character_classes',
+  'contains_personal_info',
+  'common_password',
+  'required',
+  'invalid_type',
+  'invalid_value',
+  'invalid_or_expired',
+  'incorrect',
+  'invalid_role',
+] as const;
 
 /**
- * Codes a field-level validation failure may carry (API.md).
+ * A code a field-level validation failure may carry (one of {@link FIELD_ERROR_CODES}).
  *
  * @example
  * const code: FieldErrorCode = 'email_taken';
  */
-export type FieldErrorCode =
-  | 'invalid_email'
-  | 'email_taken'
-  | 'too_short'
-  | 'too_long'
-  | 'missing_character_classes'
-  | 'contains_personal_info'
-  | 'common_password'
-  | 'required'
-  | 'invalid_type'
-  | 'invalid_value'
-  | 'invalid_or_expired'
-  | 'incorrect'
-  | 'invalid_role';
+export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
 
 /**
  * One field of a `validation_failed` error.
@@ -153,6 +190,18 @@ export function invalidOrExpired(field = 'token'): TenantAuthError {
 /** @internal A wrong current password given to confirm a change. */
 export function incorrectPassword(field: string): TenantAuthError {
   return validationError([{ field, code: 'incorrect', message: 'The password is incorrect.' }]);
+}
+
+/** @internal The one answer for an access or refresh token that is missing, invalid, expired or revoked. */
+export function invalidToken(cause?: unknown): TenantAuthError {
+  return new TenantAuthError('invalid_token', 'The token is missing, invalid or expired.', { cause });
+}
+
+/** @internal An operation that sends mail, on a server without `mail` configured. */
+export function mailUnavailable(): TenantAuthError {
+  return new TenantAuthError('unavailable', 'Email is not configured on this server.', {
+    retryAfterSeconds: 3600,
+  });
 }
 
 /** @internal The caller's role does not allow the operation. */

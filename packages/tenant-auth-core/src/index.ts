@@ -1,13 +1,26 @@
-// tenant-auth-core: what an application team uses. Store authors: `tenant-auth-core/store-kit`.
-// Tests: `tenant-auth-core/testing`.
+// tenant-auth-core: what an application team uses, and the vocabulary every package shares (errors,
+// roles, event types). Store authors: `tenant-auth-core/store-kit`. Tests: `tenant-auth-core/testing`.
+// Deliberate re-exports of store-kit's: `TenantAuthStores`, `OutboxCounts` and `RateLimitStore`, the types
+// of the `stores` and `rateLimit.store` options and of `outboxCounts()`.
 
 export type { ChangeEmailInput } from './accounts/email-address.js';
+export type { LoginInput } from './accounts/login.js';
 export type { ChangePasswordInput, ResetPasswordInput } from './accounts/password-recovery.js';
+export type { RegisterInput } from './accounts/registration.js';
 export type { AuditEventListInput, AuditEventPage } from './audit/audit-log.js';
+export type { AccessClaims, RegisterResult, TokenResponse } from './claims.js';
+export type { CleanupResult } from './cleanup.js';
 export type { Clock, RandomBytes } from './clock.js';
 export { createTenantAuth } from './create-tenant-auth.js';
 export type { FieldError, FieldErrorCode, TenantAuthErrorCode, TenantAuthErrorOptions } from './errors.js';
-export { ERROR_STATUS, isTenantAuthError, TenantAuthError } from './errors.js';
+export {
+  configurationError,
+  ERROR_CODES,
+  ERROR_STATUS,
+  FIELD_ERROR_CODES,
+  isTenantAuthError,
+  TenantAuthError,
+} from './errors.js';
 export type {
   AuthEvent,
   AuthEventBase,
@@ -27,13 +40,15 @@ export type { MailDeliveryOutcome, MailDeliveryResult } from './mail/mail-outbox
 export type { Mailer, MailMessage } from './mail/mailer.js';
 export type { MailContent, MailTemplateData, MailTemplateName, MailTemplates } from './mail/templates.js';
 export type { AcceptInvitationInput, CreateInvitationInput } from './members/invitations.js';
+export type { Role } from './members/roles.js';
+export { ROLES } from './members/roles.js';
 export type { MailOptions, RateLimitOptions, TenantAuthOptions } from './options.js';
 export type { PasswordHasherOptions, PasswordHasherStats } from './passwords/hasher.js';
 export type { PasswordPolicyOptions } from './passwords/policy.js';
 export type { MemoryRateLimitStoreOptions } from './rate-limit/memory-rate-limit-store.js';
 export { MemoryRateLimitStore } from './rate-limit/memory-rate-limit-store.js';
 export type { ClientBudget, RateLimitBudget, RateLimitResult } from './rate-limit/rate-limit-result.js';
-export type { RateLimitHit, RateLimitHitOptions, RateLimitStore } from './rate-limit/rate-limit-store.js';
+export type { RateLimitStore } from './rate-limit/rate-limit-store.js';
 export type {
   AuditEvent,
   AuditEventType,
@@ -41,24 +56,13 @@ export type {
   Member,
   PublicUser,
   RequestContext,
-  Role,
   SessionInfo,
   Tenant,
 } from './records.js';
+export { AUDIT_EVENT_TYPES } from './records.js';
 export { createMemoryStores } from './stores/memory/memory-stores.js';
-export type { OutboxCounts, TenantAuthStores, TransactionStores } from './stores/tenant-auth-stores.js';
-export type {
-  AccessClaims,
-  AuthResult,
-  CleanupResult,
-  InputLimits,
-  LoginInput,
-  RegisterInput,
-  RegisterResult,
-  ScheduledWork,
-  TenantAuth,
-  TenantAuthStats,
-} from './tenant-auth.js';
+export type { OutboxCounts, TenantAuthStores } from './stores/tenant-auth-stores.js';
+export type { InputLimits, ScheduledWork, TenantAuth, TenantAuthStats } from './tenant-auth.js';
 export type {
   AccessKeyPair,
   AccessTokenKeyOptions,

@@ -1,3 +1,5 @@
+import type { Role } from './members/roles.js';
+
 /**
  * A tenant: the unit of data isolation.
  *
@@ -13,21 +15,21 @@ export interface Tenant {
 }
 
 /**
- * A user's role in its tenant: `owner` > `admin` > `member`. Owners and admins administer the tenant;
- * only owners grant or take `owner`, and a tenant always keeps one.
+ * A tenant as stored: what a `TenantStore` writes and reads. The same fields as the {@link Tenant} the
+ * API answers today; store code says `TenantRecord` so the two can part without touching it.
  *
  * @example
- * const canInvite = (role: Role) => role === 'owner' || role === 'admin';
+ * const tenant: TenantRecord | null = await stores.tenants.findById(tenantId);
  */
-export type Role = 'owner' | 'admin' | 'member';
+export type TenantRecord = Tenant;
 
 /**
  * A user as stored; belongs to exactly one tenant.
  *
  * @example
- * const user: User = await stores.users.findByEmail('ada@example.com');
+ * const user: UserRecord | null = await stores.users.findByEmail('ada@example.com');
  */
-export interface User {
+export interface UserRecord {
   id: string;
   tenantId: string;
   /** Normalised (see `normalizeEmail`); unique across the whole service. */
@@ -69,13 +71,27 @@ export interface Member {
 }
 
 /**
+ * What a one-time token can be for: the one list of the kinds, from which the type and the stores'
+ * columns are derived.
+ *
+ * @example
+ * const kind = p.enum(ONE_TIME_TOKEN_KINDS); // a MikroORM column
+ */
+export const ONE_TIME_TOKEN_KINDS = [
+  'invitation',
+  'password_reset',
+  'email_verification',
+  'email_change',
+] as const;
+
+/**
  * What a one-time token is for. Each kind has its lifetime, and issuing a new one for the same subject
  * (a user; for an invitation, an address in a tenant) replaces the older.
  *
  * @example
  * const kind: OneTimeTokenKind = 'password_reset';
  */
-export type OneTimeTokenKind = 'invitation' | 'password_reset' | 'email_verification' | 'email_change';
+export type OneTimeTokenKind = (typeof ONE_TIME_TOKEN_KINDS)[number];
 
 /**
  * A one-time token as stored: only the SHA-256 of the token (at least 256 random bits, base64url) is
@@ -84,7 +100,7 @@ export type OneTimeTokenKind = 'invitation' | 'password_reset' | 'email_verifica
  * @example
  * const pending = await stores.oneTimeTokens.findByHash('invitation', sha256(token));
  */
-export interface OneTimeToken {
+export interface OneTimeTokenRecord {
   id: string;
   kind: OneTimeTokenKind;
   tenantId: string;
@@ -130,7 +146,7 @@ export interface Invitation {
  * @example
  * const due = await stores.outbox.claim({ now, limit: 20, leaseSeconds: 120 });
  */
-export interface OutboxMessage {
+export interface OutboxMessageRecord {
   id: string;
   tenantId: string | null;
   /** The template it is rendered with: `invitation`, `password_reset`, `email_verification`, ... */
@@ -153,32 +169,42 @@ export interface OutboxMessage {
 }
 
 /**
- * The kinds of security event the audit log keeps (API.md, "Audit log").
+ * The kinds of security event the audit log keeps (API.md, "Audit log"), in the order of the contract:
+ * the one list of them, from which the type, the HTTP contract and the stores' checks are derived.
+ *
+ * @example
+ * if ((AUDIT_EVENT_TYPES as readonly string[]).includes(value)) filter.type = value as AuditEventType;
+ */
+export const AUDIT_EVENT_TYPES = [
+  'registered',
+  'login_succeeded',
+  'login_failed',
+  'refreshed',
+  'refresh_reissued',
+  'replay_detected',
+  'logout',
+  'session_revoked',
+  'sessions_revoked',
+  'password_reset_requested',
+  'password_reset',
+  'password_changed',
+  'email_verified',
+  'email_changed',
+  'invitation_created',
+  'invitation_revoked',
+  'invitation_accepted',
+  'member_role_changed',
+  'member_removed',
+  'account_deleted',
+] as const;
+
+/**
+ * A kind of security event the audit log keeps (one of {@link AUDIT_EVENT_TYPES}).
  *
  * @example
  * const type: AuditEventType = 'member_role_changed';
  */
-export type AuditEventType =
-  | 'registered'
-  | 'login_succeeded'
-  | 'login_failed'
-  | 'refreshed'
-  | 'refresh_reissued'
-  | 'replay_detected'
-  | 'logout'
-  | 'session_revoked'
-  | 'sessions_revoked'
-  | 'password_reset_requested'
-  | 'password_reset'
-  | 'password_changed'
-  | 'email_verified'
-  | 'email_changed'
-  | 'invitation_created'
-  | 'invitation_revoked'
-  | 'invitation_accepted'
-  | 'member_role_changed'
-  | 'member_removed'
-  | 'account_deleted';
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
 /**
  * One stored security event of a tenant: ids, time and where from; never a password, a token or a hash.
@@ -203,15 +229,25 @@ export interface AuditEvent {
 }
 
 /**
+ * An audit event as stored: what an `AuditEventStore` appends and lists. The same fields as the
+ * {@link AuditEvent} the API answers today; store code says `AuditEventRecord` so the two can part
+ * without touching it.
+ *
+ * @example
+ * await stores.auditEvents.append(record satisfies AuditEventRecord);
+ */
+export type AuditEventRecord = AuditEvent;
+
+/**
  * A login session as stored. It holds what is needed to rotate refresh tokens with replay detection:
  * the SHA-256 hash of the current refresh token, the hash of the one it replaced and when, and the
  * `jti` and times of the current token, so an identical child can be re-signed for racing requests.
  * The raw refresh token is never stored.
  *
  * @example
- * const session: Session | null = await stores.sessions.findById(tenantId, sessionId);
+ * const session: SessionRecord | null = await stores.sessions.findById(tenantId, sessionId);
  */
-export interface Session {
+export interface SessionRecord {
   id: string;
   tenantId: string;
   userId: string;

@@ -1,28 +1,33 @@
-// tenant-auth-core/store-kit: what a storage adapter's author needs. Application teams use the main
-// entry point; the conformance suites are in `tenant-auth-core/testing`.
+// tenant-auth-core/store-kit: what a storage adapter's author needs, and only that: the store
+// contracts, the records they read and write, and the helpers a store shares with core. The vocabulary
+// a store shares with applications (TenantAuthError, configurationError, Role, AuditEventType, Clock,
+// isUuid) is imported from the main entry point; the conformance suites are in
+// `tenant-auth-core/testing`.
+//
+// Deliberate re-exports: `TenantAuthStores`, `OutboxCounts` and `RateLimitStore` are also exported by the
+// main entry point, which types `createTenantAuth`'s `stores` and `rateLimit.store` options and
+// `outboxCounts()` with them; their home is here, the contracts an adapter implements.
 
-export type { Clock, RandomBytes } from './clock.js';
-export type { TenantAuthErrorCode } from './errors.js';
-export { configurationError, TenantAuthError } from './errors.js';
-export { isUuid, normalizeUuid, uuidv7 } from './ids.js';
+export { normalizeUuid, uuidv7 } from './ids.js';
 export type { RateLimitHit, RateLimitHitOptions, RateLimitStore } from './rate-limit/rate-limit-store.js';
 export { RateLimitStoreFullError } from './rate-limit/rate-limit-store.js';
+// For authors of rate-limit stores (tenant-auth-redis): the sliding log's bounds, so a store counts
+// exactly as the in-memory one does.
 export {
   checkHitOptions,
   ENTRY_CAP as SLIDING_LOG_ENTRY_CAP,
   slotMs as slidingLogSlotMs,
 } from './rate-limit/sliding-log.js';
 export type {
-  AuditEvent,
-  AuditEventType,
-  OneTimeToken,
+  AuditEventRecord,
   OneTimeTokenKind,
-  OutboxMessage,
-  Role,
-  Session,
-  Tenant,
-  User,
+  OneTimeTokenRecord,
+  OutboxMessageRecord,
+  SessionRecord,
+  TenantRecord,
+  UserRecord,
 } from './records.js';
+export { ONE_TIME_TOKEN_KINDS } from './records.js';
 export type {
   AuditEventQuery,
   AuditEventStore,

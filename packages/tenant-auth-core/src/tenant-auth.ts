@@ -1,90 +1,17 @@
 import type { ChangeEmailInput } from './accounts/email-address.js';
+import type { LoginInput } from './accounts/login.js';
 import type { ChangePasswordInput, ResetPasswordInput } from './accounts/password-recovery.js';
+import type { RegisterInput } from './accounts/registration.js';
 import type { AuditEventListInput, AuditEventPage } from './audit/audit-log.js';
+import type { AccessClaims, RegisterResult, TokenResponse } from './claims.js';
+import type { CleanupResult } from './cleanup.js';
 import type { MailDeliveryResult } from './mail/mail-outbox.js';
 import type { AcceptInvitationInput, CreateInvitationInput } from './members/invitations.js';
+import type { Role } from './members/roles.js';
 import type { PasswordHasherStats } from './passwords/hasher.js';
 import type { ClientBudget, RateLimitResult } from './rate-limit/rate-limit-result.js';
-import type { Invitation, Member, PublicUser, RequestContext, Role, SessionInfo, Tenant } from './records.js';
+import type { Invitation, Member, RequestContext, SessionInfo, Tenant } from './records.js';
 import type { OutboxCounts } from './stores/tenant-auth-stores.js';
-
-/**
- * Verified claims of an access token.
- *
- * @example
- * const { userId, tenantId, sessionId }: AccessClaims = await auth.verifyAccessToken(token);
- */
-export interface AccessClaims {
-  userId: string;
-  tenantId: string;
-  sessionId: string;
-  /**
-   * The role when the token was signed (up to its lifetime old). Fine for showing or hiding things;
-   * operations that need a role check the current one in the stores (`auth.authorize`).
-   */
-  role: Role;
-  /** Whether the email was verified when the token was signed. */
-  emailVerified: boolean;
-  jti: string;
-  issuedAt: Date;
-  expiresAt: Date;
-}
-
-/**
- * The token response of login, registration and refresh (API.md, "Token response").
- *
- * @example
- * const { accessToken, refreshToken, expiresIn }: AuthResult = await auth.login(input);
- */
-export interface AuthResult {
-  user: PublicUser;
-  session: { id: string; expiresAt: Date };
-  accessToken: string;
-  refreshToken: string;
-  tokenType: 'Bearer';
-  /** Access token lifetime in seconds. */
-  expiresIn: number;
-  /** Refresh token lifetime in seconds. */
-  refreshExpiresIn: number;
-}
-
-/**
- * What registration answers: the token response plus the new tenant.
- *
- * @example
- * const { tenant, accessToken }: RegisterResult = await auth.register(input);
- */
-export interface RegisterResult extends AuthResult {
-  tenant: Tenant;
-}
-
-/**
- * Input of {@link TenantAuth.register}.
- *
- * @example
- * const input: RegisterInput = { email: 'ada@example.com', password: 'Correct-Horse-42', tenantName: 'Analytical Engines' };
- */
-export interface RegisterInput {
-  email: string;
-  password: string;
-  /** 1 to 100 characters once trimmed; the slug is derived from it. Default: the email's local part. */
-  tenantName?: string | undefined;
-  /** Free text naming the device (at most 200 characters). Default: a summary of the user agent. */
-  deviceInfo?: string | undefined;
-}
-
-/**
- * Input of {@link TenantAuth.login}.
- *
- * @example
- * const input: LoginInput = { email: 'ada@example.com', password: 'Correct-Horse-42' };
- */
-export interface LoginInput {
-  email: string;
-  password: string;
-  /** Free text naming the device (at most 200 characters). Default: a summary of the user agent. */
-  deviceInfo?: string | undefined;
-}
 
 /**
  * What the inputs of a `TenantAuth` accept, so an HTTP adapter can document the same limits it enforces
@@ -106,23 +33,6 @@ export interface InputLimits {
   deviceInfoMaxLength: number;
   /** Longest email or password a login takes before refusing the body as malformed. */
   loginFieldMaxLength: number;
-}
-
-/**
- * What one cleanup pass deleted.
- *
- * @example
- * const { sessions }: CleanupResult = await auth.cleanup();
- */
-export interface CleanupResult {
-  /** Expired sessions, and revoked ones past their retention. */
-  sessions: number;
-  /** Expired one-time tokens (invitations, links). */
-  oneTimeTokens: number;
-  /** Audit events past their retention. */
-  auditEvents: number;
-  /** Outbox messages dead for more than a week. */
-  outboxMessages: number;
 }
 
 /**
@@ -173,9 +83,9 @@ export interface TenantAuth {
    * password), `validation_failed` for a malformed email, `rate_limited` when the account is throttled,
    * `unavailable` when the hashing queue is full or a store does not answer.
    */
-  login(input: LoginInput, context?: RequestContext): Promise<AuthResult>;
+  login(input: LoginInput, context?: RequestContext): Promise<TokenResponse>;
   /** Rotates a refresh token (grace-period races get the identical child). Fails with `invalid_token`. */
-  refresh(refreshToken: string, context?: RequestContext): Promise<AuthResult>;
+  refresh(refreshToken: string, context?: RequestContext): Promise<TokenResponse>;
   /** Revokes the session named by an access or refresh token. Fails with `invalid_token`. */
   logout(token: string, context?: RequestContext): Promise<void>;
   /**
@@ -254,7 +164,7 @@ export interface TenantAuth {
    * email, and signs it in. The token is consumed in the same transaction, so a failure leaves it usable.
    * Fails with `validation_failed` (`token`: `invalid_or_expired`; the password rules; `email_taken`).
    */
-  acceptInvitation(input: AcceptInvitationInput, context?: RequestContext): Promise<AuthResult>;
+  acceptInvitation(input: AcceptInvitationInput, context?: RequestContext): Promise<TokenResponse>;
 
   /**
    * Starts a password reset: resolves at once, the same way whether or not the address has an account;

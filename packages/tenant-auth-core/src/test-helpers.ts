@@ -1,4 +1,6 @@
 // Helpers for core's own tests (not exported).
+
+import type { AccessClaims } from './claims.js';
 import { createTenantAuth } from './create-tenant-auth.js';
 import { isTenantAuthError, type TenantAuthError, type TenantAuthErrorCode } from './errors.js';
 import type { AuthEvent } from './events/auth-event.js';
@@ -6,7 +8,7 @@ import type { Logger } from './logger.js';
 import type { MailMessage } from './mail/mailer.js';
 import type { TenantAuthOptions } from './options.js';
 import { createMemoryStores } from './stores/memory/memory-stores.js';
-import type { AccessClaims, TenantAuth } from './tenant-auth.js';
+import type { TenantAuth } from './tenant-auth.js';
 import { ManualClock } from './testing/manual-clock.js';
 
 export const PASSWORD = 'Tr1cky-Harbour-Lantern';

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { configurationError } from 'tenant-auth-core/store-kit';
+import { configurationError } from 'tenant-auth-core';
 
 /**
  * Cookie settings (the `cookies` option of `createTenantAuthKoa`). Defaults follow API.md:

@@ -1,4 +1,4 @@
-import { configurationError } from 'tenant-auth-core/store-kit';
+import { configurationError } from 'tenant-auth-core';
 
 /**
  * A dependency check for `GET <prefix>/health` (the `health` option of `createTenantAuthKoa`).

@@ -1,4 +1,4 @@
-import { configurationError } from 'tenant-auth-core/store-kit';
+import { configurationError } from 'tenant-auth-core';
 
 /**
  * The web origins allowed in development when no `origins` are given (API.md): a Vite dev server and a

@@ -1,4 +1,4 @@
-import { configurationError } from 'tenant-auth-core/store-kit';
+import { configurationError } from 'tenant-auth-core';
 
 /** @internal Validates a route prefix: `''` or `/segment[/segment...]`, no trailing slash. */
 export function normalizePrefix(value: unknown): string {

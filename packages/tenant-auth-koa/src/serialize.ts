@@ -1,11 +1,11 @@
 import type {
   AuditEvent,
-  AuthResult,
   Invitation,
   Member,
   RegisterResult,
   SessionInfo,
   Tenant,
+  TokenResponse,
 } from 'tenant-auth-core';
 import type {
   AuditEventJson,
@@ -22,7 +22,7 @@ import type {
  *
  * @example ctx.body = toTokenResponse(await auth.login(body, requestContext(ctx)));
  */
-export function toTokenResponse(result: AuthResult): TokenResponseJson {
+export function toTokenResponse(result: TokenResponse): TokenResponseJson {
   return {
     user: {
       id: result.user.id,

@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
 import {
+  configurationError,
   consoleLogger,
   type Logger,
   type RateLimitResult,
   type Role,
   type TenantAuth,
 } from 'tenant-auth-core';
-import { configurationError } from 'tenant-auth-core/store-kit';
 import type { AuthState, OptionalAuthState } from './auth-state.js';
 import { type CookieOptions, type ResolvedCookieOptions, resolveCookieOptions } from './cookies.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';

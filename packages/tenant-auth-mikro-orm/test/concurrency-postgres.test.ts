@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { isTenantAuthError } from 'tenant-auth-core';
-import type { Tenant, TenantAuthStores, TransactionStores, User } from 'tenant-auth-core/store-kit';
+import type {
+  TenantAuthStores,
+  TenantRecord,
+  TransactionStores,
+  UserRecord,
+} from 'tenant-auth-core/store-kit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMikroOrmStores } from '../src/create-mikro-orm-stores.js';
 import { runTenantAuthMigrations } from '../src/run-tenant-auth-migrations.js';
@@ -19,7 +24,7 @@ import {
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 const hex64 = (c: string) => c.repeat(64).slice(0, 64);
 
-function registration(email: string, slug: string): { tenant: Tenant; user: User } {
+function registration(email: string, slug: string): { tenant: TenantRecord; user: UserRecord } {
   const tenantId = randomUUID();
   return {
     tenant: { id: tenantId, slug, name: slug, createdAt: T0 },
@@ -285,7 +290,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two instances on PostgreSQL, with transacti
 
   it('the tenant lock makes the second of two owners demoting each other wait, then see one owner left', async () => {
     const { tenant, user: ada } = await createTenantWithOwner(a, registration('ada@example.com', 'lovelace'));
-    const grace: User = { ...registration('grace@example.com', 'x').user, tenantId: tenant.id };
+    const grace: UserRecord = { ...registration('grace@example.com', 'x').user, tenantId: tenant.id };
     await a.users.create(grace);
     const demote = (tx: TransactionStores, targetId: string) =>
       (async () => {

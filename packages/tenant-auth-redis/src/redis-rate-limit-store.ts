@@ -1,7 +1,6 @@
-import { TenantAuthError } from 'tenant-auth-core';
+import { configurationError, TenantAuthError } from 'tenant-auth-core';
 import {
   checkHitOptions,
-  configurationError,
   SLIDING_LOG_ENTRY_CAP as ENTRY_CAP,
   type RateLimitHit,
   type RateLimitHitOptions,

@@ -1,10 +1,10 @@
-import { TenantAuthError } from '../errors.js';
-import { currentUser } from '../members/authorization.js';
+import { currentUser } from '../authorization.js';
+import type { AccessClaims } from '../claims.js';
+import { invalidToken, TenantAuthError } from '../errors.js';
 import type { RequestContext } from '../records.js';
 import type { Services } from '../services.js';
-import type { AccessClaims } from '../tenant-auth.js';
-import { invalidToken } from '../tokens/keys.js';
-import { type ConfirmPassword, requiredText } from './password-confirmation.js';
+import { requiredText } from './inputs.js';
+import type { ConfirmPassword } from './password-confirmation.js';
 
 /** @internal Deleting one's own account; the tenant goes with its last member. */
 export function createAccountDeletion(services: Services, confirmPassword: ConfirmPassword) {

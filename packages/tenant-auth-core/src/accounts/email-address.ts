@@ -1,13 +1,13 @@
+import { currentUser } from '../authorization.js';
+import type { AccessClaims } from '../claims.js';
 import { parseEmail } from '../email.js';
-import { invalidOrExpired, isTenantAuthError, validationError } from '../errors.js';
-import { currentUser } from '../members/authorization.js';
-import { mailUnavailable } from '../members/invitations.js';
-import type { RequestContext, User } from '../records.js';
+import { invalidOrExpired, isTenantAuthError, mailUnavailable, validationError } from '../errors.js';
+import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
-import type { AccessClaims } from '../tenant-auth.js';
 import { FIXED_LIFETIMES, hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
-import { type ConfirmPassword, requiredText } from './password-confirmation.js';
+import { requiredText } from './inputs.js';
+import type { ConfirmPassword } from './password-confirmation.js';
 
 /**
  * Input of `TenantAuth.changeEmail`.
@@ -38,7 +38,7 @@ export function createEmailAddress(services: Services, confirmPassword: ConfirmP
    */
   async function enqueueVerification(
     tx: TransactionStores,
-    user: User,
+    user: UserRecord,
     tenantName: string,
     context: RequestContext,
   ): Promise<boolean> {

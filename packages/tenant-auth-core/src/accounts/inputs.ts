@@ -1,5 +1,5 @@
 import { cleanText, DEVICE_INFO_MAX_LENGTH } from '../device-info.js';
-import type { FieldError } from '../errors.js';
+import { type FieldError, validationError } from '../errors.js';
 
 /** Longest tenant name, in characters once trimmed. */
 export const TENANT_NAME_MAX_LENGTH = 100;
@@ -76,4 +76,23 @@ export function optionalText(value: unknown, field: string): Checked<string | un
     };
   }
   return { ok: true, value: cleanText(value, DEVICE_INFO_MAX_LENGTH) ?? undefined };
+}
+
+/** @internal A required string field of at most `max` characters, or a `validation_failed`. */
+export function requiredText(value: unknown, field: string, max = 1024): string {
+  if (value === undefined || value === null || value === '') {
+    throw validationError([{ field, code: 'required', message: `${field} is required.` }]);
+  }
+  if (typeof value !== 'string') {
+    throw validationError([{ field, code: 'invalid_type', message: `${field} must be a string.` }]);
+  }
+  if (ILL_FORMED.test(value)) {
+    throw validationError([{ field, code: 'invalid_value', message: `${field} must be valid text.` }]);
+  }
+  if (value.length > max) {
+    throw validationError([
+      { field, code: 'too_long', message: `${field} must be at most ${max} characters long.` },
+    ]);
+  }
+  return value;
 }

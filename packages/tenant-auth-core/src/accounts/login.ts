@@ -1,4 +1,5 @@
 import type { Background } from '../background.js';
+import type { TokenResponse } from '../claims.js';
 import { normalizeEmail } from '../email.js';
 import { type FieldError, TenantAuthError, validationError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
@@ -9,8 +10,20 @@ import type { AttemptReservation, LoginThrottle } from '../rate-limit/login-thro
 import type { RequestContext } from '../records.js';
 import type { SessionTokens } from '../sessions/session-tokens.js';
 import type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
-import type { AuthResult, LoginInput } from '../tenant-auth.js';
 import { CONTROL_CHARACTER, ILL_FORMED, optionalText } from './inputs.js';
+
+/**
+ * Input of {@link TenantAuth.login}.
+ *
+ * @example
+ * const input: LoginInput = { email: 'ada@example.com', password: 'Correct-Horse-42' };
+ */
+export interface LoginInput {
+  email: string;
+  password: string;
+  /** Free text naming the device (at most 200 characters). Default: a summary of the user agent. */
+  deviceInfo?: string | undefined;
+}
 
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -46,7 +59,7 @@ export function createLogin(deps: {
 }) {
   const { stores, hasher, sessionTokens, dummyHash, throttle, events, background, logger } = deps;
 
-  return async function login(input: LoginInput, context: RequestContext = {}): Promise<AuthResult> {
+  return async function login(input: LoginInput, context: RequestContext = {}): Promise<TokenResponse> {
     const errors = [requiredString(input?.email, 'email'), requiredString(input?.password, 'password')];
     if (
       typeof input?.email === 'string' &&

@@ -1,15 +1,14 @@
+import { currentUser } from '../authorization.js';
+import type { AccessClaims } from '../claims.js';
 import { parseEmail } from '../email.js';
-import { invalidOrExpired, validationError } from '../errors.js';
-import { currentUser } from '../members/authorization.js';
-import { mailUnavailable } from '../members/invitations.js';
+import { invalidOrExpired, mailUnavailable, validationError } from '../errors.js';
 import { hashingOwner } from '../rate-limit/client-ip-key.js';
 import type { RequestContext } from '../records.js';
 import type { Services } from '../services.js';
 import { slugify } from '../slug.js';
-import type { AccessClaims } from '../tenant-auth.js';
 import { FIXED_LIFETIMES, hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
+import { requiredText } from './inputs.js';
 import type { ConfirmPassword } from './password-confirmation.js';
-import { requiredText } from './password-confirmation.js';
 
 /**
  * Input of `TenantAuth.resetPassword`.

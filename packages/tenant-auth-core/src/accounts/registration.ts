@@ -1,3 +1,4 @@
+import type { RegisterResult } from '../claims.js';
 import type { Clock, RandomBytes } from '../clock.js';
 import { parseEmail } from '../email.js';
 import { type FieldError, isTenantAuthError, TenantAuthError, validationError } from '../errors.js';
@@ -6,12 +7,26 @@ import { uuidv7 } from '../ids.js';
 import type { PasswordHasher } from '../passwords/hasher.js';
 import type { PasswordPolicy } from '../passwords/policy.js';
 import { hashingOwner } from '../rate-limit/client-ip-key.js';
-import type { RequestContext, Tenant, User } from '../records.js';
+import type { RequestContext, Tenant, UserRecord } from '../records.js';
 import type { SessionTokens } from '../sessions/session-tokens.js';
 import { initialSlug, slugify, withSlugSuffix } from '../slug.js';
 import type { TenantAuthStores, TransactionStores } from '../stores/tenant-auth-stores.js';
-import type { RegisterInput, RegisterResult } from '../tenant-auth.js';
 import { checkTenantName, optionalText } from './inputs.js';
+
+/**
+ * Input of {@link TenantAuth.register}.
+ *
+ * @example
+ * const input: RegisterInput = { email: 'ada@example.com', password: 'Correct-Horse-42', tenantName: 'Analytical Engines' };
+ */
+export interface RegisterInput {
+  email: string;
+  password: string;
+  /** 1 to 100 characters once trimmed; the slug is derived from it. Default: the email's local part. */
+  tenantName?: string | undefined;
+  /** Free text naming the device (at most 200 characters). Default: a summary of the user agent. */
+  deviceInfo?: string | undefined;
+}
 
 /** How many slugs registration tries before giving up (the first plus suffixed ones). */
 const SLUG_ATTEMPTS = 5;
@@ -31,7 +46,7 @@ export function createRegistration(deps: {
   /** Writes the verification email in the registration's transaction; `false` without mail. */
   enqueueVerification: (
     tx: TransactionStores,
-    user: User,
+    user: UserRecord,
     tenantName: string,
     context: RequestContext,
   ) => Promise<boolean>;
@@ -75,7 +90,7 @@ export function createRegistration(deps: {
     for (let attempt = 1; ; attempt++) {
       const now = clock.now();
       const tenant: Tenant = { id: uuidv7(clock, random), slug, name: tenantName, createdAt: now };
-      const user: User = {
+      const user: UserRecord = {
         id: uuidv7(clock, random),
         tenantId: tenant.id,
         email: email.email,

@@ -1,8 +1,8 @@
+import type { AccessClaims } from '../claims.js';
 import { TenantAuthError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
 import type { Tenant } from '../records.js';
 import type { TenantStore } from '../stores/tenant-auth-stores.js';
-import type { AccessClaims } from '../tenant-auth.js';
 
 /** @internal Tenant reads, scoped by the verified token: any other id is "not found", never "forbidden". */
 export function createTenantReads(tenants: TenantStore) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEventType } from '../records.js';
+import { AUDIT_EVENT_TYPES } from '../records.js';
 import { code, fieldCodes, join, owner, PASSWORD, setup } from '../test-helpers.js';
-import { AUDIT_EVENT_TYPES } from './audit-log.js';
 
 describe('audit log', () => {
   it('stores every event type of the contract, with its parties, and never a secret', async () => {

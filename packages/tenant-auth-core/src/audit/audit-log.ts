@@ -1,33 +1,9 @@
+import { currentUser } from '../authorization.js';
+import type { AccessClaims } from '../claims.js';
 import { type FieldError, validationError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
-import { currentUser } from '../members/authorization.js';
-import type { AuditEvent, AuditEventType } from '../records.js';
+import { AUDIT_EVENT_TYPES, type AuditEvent, type AuditEventType } from '../records.js';
 import type { Services } from '../services.js';
-import type { AccessClaims } from '../tenant-auth.js';
-
-/** @internal The types the audit log keeps, in the order of the contract. */
-export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
-  'registered',
-  'login_succeeded',
-  'login_failed',
-  'refreshed',
-  'refresh_reissued',
-  'replay_detected',
-  'logout',
-  'session_revoked',
-  'sessions_revoked',
-  'password_reset_requested',
-  'password_reset',
-  'password_changed',
-  'email_verified',
-  'email_changed',
-  'invitation_created',
-  'invitation_revoked',
-  'invitation_accepted',
-  'member_role_changed',
-  'member_removed',
-  'account_deleted',
-];
 
 /** @internal Page sizes of the audit log. */
 export const AUDIT_PAGE = { min: 1, max: 200, default: 50 } as const;

@@ -1,5 +1,6 @@
+import type { Role } from '../members/roles.js';
 import type { RateLimitBudget } from '../rate-limit/rate-limit-result.js';
-import type { AuditEventType, RequestContext, Role } from '../records.js';
+import type { AuditEventType, RequestContext } from '../records.js';
 
 /**
  * What every auth event carries: what happened, when, in which tenant, who did it to whom, where from.

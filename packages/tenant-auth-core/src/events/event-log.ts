@@ -1,7 +1,7 @@
 import type { Clock, RandomBytes } from '../clock.js';
 import { uuidv7 } from '../ids.js';
 import type { Logger } from '../logger.js';
-import type { AuditEvent, RequestContext } from '../records.js';
+import type { AuditEventRecord, RequestContext } from '../records.js';
 import type { TenantAuthStores, TransactionStores } from '../stores/tenant-auth-stores.js';
 import { type AuthEvent, type AuthEventBase, requestFields } from './auth-event.js';
 
@@ -14,11 +14,11 @@ export interface EventParties {
 }
 
 /** @internal The audit record of an event of a tenant: its common fields, never its details. */
-export function auditRecordOf(event: AuthEvent & { tenantId: string }): AuditEvent {
+export function auditRecordOf(event: AuthEvent & { tenantId: string }): AuditEventRecord {
   return {
     id: event.id,
     tenantId: event.tenantId,
-    type: event.type as AuditEvent['type'],
+    type: event.type as AuditEventRecord['type'],
     at: event.at,
     actorId: event.actorId,
     subjectId: event.subjectId,

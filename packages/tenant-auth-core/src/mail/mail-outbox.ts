@@ -1,7 +1,7 @@
 import type { Clock, RandomBytes } from '../clock.js';
 import { uuidv7 } from '../ids.js';
 import type { Logger } from '../logger.js';
-import type { OutboxMessage } from '../records.js';
+import type { OutboxMessageRecord } from '../records.js';
 import type { TenantAuthStores, TransactionStores } from '../stores/tenant-auth-stores.js';
 import type { Mailer } from './mailer.js';
 import type { MailSeal } from './sealing.js';
@@ -102,7 +102,7 @@ export function createMailOutbox(deps: {
   };
   let wakeUp: (() => void) | undefined;
 
-  async function deliverOne(message: OutboxMessage): Promise<MailDeliveryOutcome['outcome']> {
+  async function deliverOne(message: OutboxMessageRecord): Promise<MailDeliveryOutcome['outcome']> {
     let content: ReturnType<MailSeal['open']>;
     try {
       content = seal.open(message.payload);

@@ -1,4 +1,4 @@
-import type { Role } from '../records.js';
+import type { Role } from '../members/roles.js';
 
 /**
  * A rendered subject and bodies.

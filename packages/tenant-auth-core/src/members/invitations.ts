@@ -1,23 +1,24 @@
 import { optionalText } from '../accounts/inputs.js';
+import { currentUser, invalidRole } from '../authorization.js';
+import type { AccessClaims, TokenResponse } from '../claims.js';
 import { parseEmail } from '../email.js';
 import {
   type FieldError,
   forbidden,
   invalidOrExpired,
   isTenantAuthError,
+  mailUnavailable,
   notFound,
-  TenantAuthError,
   validationError,
 } from '../errors.js';
 import { normalizeUuid, uuidv7 } from '../ids.js';
 import { hashingOwner } from '../rate-limit/client-ip-key.js';
 import { rateLimited } from '../rate-limit/rate-limiter.js';
-import type { Invitation, OneTimeToken, RequestContext, Role, User } from '../records.js';
+import type { Invitation, OneTimeTokenRecord, RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
 import { slugify } from '../slug.js';
-import type { AccessClaims, AuthResult } from '../tenant-auth.js';
 import { hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
-import { atLeast, currentUser, invalidRole, isRole } from './authorization.js';
+import { atLeast, isRole, type Role } from './roles.js';
 
 /** Whether a member of `role` may hand out `granted`: admins and owners invite, only owners make owners. */
 const mayGrant = (role: Role, granted: Role) =>
@@ -48,7 +49,7 @@ export interface AcceptInvitationInput {
 }
 
 /** @internal An invitation token as an administrator sees it. */
-export const invitationOf = (token: OneTimeToken): Invitation => ({
+export const invitationOf = (token: OneTimeTokenRecord): Invitation => ({
   id: token.id,
   email: token.email,
   role: token.role ?? 'member',
@@ -56,10 +57,6 @@ export const invitationOf = (token: OneTimeToken): Invitation => ({
   expiresAt: token.expiresAt,
   invitedBy: token.createdBy,
 });
-
-/** @internal */
-export const mailUnavailable = () =>
-  new TenantAuthError('unavailable', 'Email is not configured on this server.', { retryAfterSeconds: 3600 });
 
 const emailTaken = () =>
   validationError([{ field: 'email', code: 'email_taken', message: 'This email is already registered.' }]);
@@ -148,7 +145,7 @@ export function createInvitations(services: Services) {
       });
     },
 
-    async accept(input: AcceptInvitationInput, context: RequestContext = {}): Promise<AuthResult> {
+    async accept(input: AcceptInvitationInput, context: RequestContext = {}): Promise<TokenResponse> {
       const hash = hashOneTimeToken(input?.token);
       const deviceInfo = optionalText(input?.deviceInfo, 'deviceInfo');
       if (!deviceInfo.ok) throw validationError([deviceInfo.error]);
@@ -168,7 +165,7 @@ export function createInvitations(services: Services) {
       if (problems.length > 0) throw validationError(problems);
       if (await stores.users.findByEmail(invitation.email)) throw emailTaken();
 
-      const user: User = {
+      const user: UserRecord = {
         id: uuidv7(clock, random),
         tenantId: tenant.id,
         email: invitation.email,

@@ -1,10 +1,11 @@
+import { currentUser, invalidRole, memberOf } from '../authorization.js';
+import type { AccessClaims } from '../claims.js';
 import { forbidden, notFound, TenantAuthError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
-import type { Member, RequestContext, Role, User } from '../records.js';
+import type { Member, RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
-import type { AccessClaims } from '../tenant-auth.js';
-import { currentUser, invalidRole, isRole, memberOf } from './authorization.js';
+import { isRole, type Role } from './roles.js';
 
 const lastOwner = () =>
   new TenantAuthError(
@@ -18,8 +19,8 @@ const lastOwner = () =>
  */
 async function checkChange(
   tx: TransactionStores,
-  caller: User,
-  target: User,
+  caller: UserRecord,
+  target: UserRecord,
   change: { to: Role } | 'remove',
 ): Promise<void> {
   const touchesOwner = target.role === 'owner' || (change !== 'remove' && change.to === 'owner');
@@ -39,8 +40,8 @@ export function createMembers(services: Services) {
     rawUserId: string,
     fn: (
       tx: TransactionStores,
-      caller: User,
-      target: User,
+      caller: UserRecord,
+      target: UserRecord,
       record: Parameters<Parameters<typeof events.transaction>[0]>[1],
     ) => Promise<T>,
   ): Promise<T> {

@@ -1,7 +1,7 @@
+import type { AccessClaims } from '../claims.js';
 import type { Clock } from '../clock.js';
+import { invalidToken } from '../errors.js';
 import type { SessionStore } from '../stores/tenant-auth-stores.js';
-import type { AccessClaims } from '../tenant-auth.js';
-import { invalidToken } from '../tokens/keys.js';
 
 /** @internal Settings of the per-request session check. */
 export interface SessionCheckSettings {

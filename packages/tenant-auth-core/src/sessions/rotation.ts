@@ -1,9 +1,9 @@
+import type { TokenResponse } from '../claims.js';
 import type { Clock } from '../clock.js';
+import { invalidToken } from '../errors.js';
 import { auditRecordOf, type EventLog } from '../events/event-log.js';
-import type { RequestContext, Session, User } from '../records.js';
+import type { RequestContext, SessionRecord, UserRecord } from '../records.js';
 import type { SessionRotation, TenantAuthStores } from '../stores/tenant-auth-stores.js';
-import type { AuthResult } from '../tenant-auth.js';
-import { invalidToken } from '../tokens/keys.js';
 import { hashRefreshToken, type RefreshClaims, type TokenService } from '../tokens/token-service.js';
 import type { ActiveSessionCache } from './active-session-cache.js';
 import type { SessionTokens } from './session-tokens.js';
@@ -29,14 +29,14 @@ export function createRotation(deps: {
   const { stores, tokens, sessionTokens, cache, clock, events } = deps;
   const graceMs = deps.reuseGraceSeconds * 1000;
 
-  const parties = (s: Session) => ({
+  const parties = (s: SessionRecord) => ({
     tenantId: s.tenantId,
     actorId: s.userId,
     subjectId: s.userId,
     sessionId: s.id,
   });
 
-  async function revokeForReplay(session: Session, context: RequestContext): Promise<never> {
+  async function revokeForReplay(session: SessionRecord, context: RequestContext): Promise<never> {
     await events.transaction(async (tx, record) => {
       if (!(await tx.sessions.revoke(session.tenantId, session.id, clock.now()))) return;
       await record({ type: 'replay_detected', ...events.base(parties(session), context) });
@@ -51,7 +51,11 @@ export function createRotation(deps: {
   }
 
   /** Within grace: hand out the child the winner got, re-signed identically from the stored fields. */
-  async function reissueCurrent(session: Session, user: User, context: RequestContext): Promise<AuthResult> {
+  async function reissueCurrent(
+    session: SessionRecord,
+    user: UserRecord,
+    context: RequestContext,
+  ): Promise<TokenResponse> {
     const child = await tokens.signRefreshToken(sessionTokens.refreshFieldsOf(session));
     // The stored hash no longer matches when the refresh secret changed since: nothing to re-issue.
     if (hashRefreshToken(child) !== session.refreshHash) invalid(context);
@@ -62,7 +66,7 @@ export function createRotation(deps: {
     return sessionTokens.respond(session, user, child, false);
   }
 
-  const withinGrace = (session: Session, now: Date) =>
+  const withinGrace = (session: SessionRecord, now: Date) =>
     graceMs > 0 && session.rotatedAt !== null && now.getTime() - session.rotatedAt.getTime() <= graceMs;
 
   const refreshTtlMs = tokens.refreshTokenTtlSeconds * 1000;
@@ -97,7 +101,7 @@ export function createRotation(deps: {
   }
 
   /** The answer to the winner of a rotation: the session as `next` left it, a new access token. */
-  const respondRotated = (session: Session, user: User, child: string, next: SessionRotation) =>
+  const respondRotated = (session: SessionRecord, user: UserRecord, child: string, next: SessionRotation) =>
     sessionTokens.respond(
       {
         ...session,
@@ -121,7 +125,7 @@ export function createRotation(deps: {
     hash: string,
     now: Date,
     context: RequestContext,
-  ): Promise<AuthResult | undefined> {
+  ): Promise<TokenResponse | undefined> {
     const { sessions } = stores;
     if (!sessions.rotateCurrent) return undefined;
     // A token cut short by the absolute expiry says the session is near its end: the next one is cut short
@@ -160,7 +164,7 @@ export function createRotation(deps: {
     return respondRotated(session, user, child, next);
   }
 
-  return async function refresh(refreshToken: string, context: RequestContext = {}): Promise<AuthResult> {
+  return async function refresh(refreshToken: string, context: RequestContext = {}): Promise<TokenResponse> {
     const claims = await tokens.verifyRefreshToken(refreshToken).catch(() => invalid(context));
     const hash = hashRefreshToken(refreshToken);
     const now = clock.now();
@@ -176,7 +180,7 @@ export function createRotation(deps: {
       }
       invalid(context);
     }
-    let session: Session | null = found.session;
+    let session: SessionRecord | null = found.session;
     const { user } = found;
     if (session.id !== claims.sessionId || session.userId !== claims.userId) invalid(context);
     if (session.revokedAt !== null || session.expiresAt <= now) invalid(context);

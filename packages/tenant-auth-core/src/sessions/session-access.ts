@@ -1,11 +1,10 @@
+import type { AccessClaims } from '../claims.js';
 import type { Clock } from '../clock.js';
-import { TenantAuthError } from '../errors.js';
+import { invalidToken, TenantAuthError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
 import { normalizeUuid } from '../ids.js';
 import type { RequestContext, SessionInfo } from '../records.js';
 import type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
-import type { AccessClaims } from '../tenant-auth.js';
-import { invalidToken } from '../tokens/keys.js';
 import { REFRESH_TOKEN_TYP, type TokenService } from '../tokens/token-service.js';
 import type { ActiveSessionCache } from './active-session-cache.js';
 

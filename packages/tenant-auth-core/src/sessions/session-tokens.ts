@@ -1,3 +1,4 @@
+import type { TokenResponse } from '../claims.js';
 import type { Clock, RandomBytes } from '../clock.js';
 import {
   cleanText,
@@ -7,8 +8,7 @@ import {
   USER_AGENT_MAX_LENGTH,
 } from '../device-info.js';
 import { uuidv7 } from '../ids.js';
-import type { RequestContext, Session, User } from '../records.js';
-import type { AuthResult } from '../tenant-auth.js';
+import type { RequestContext, SessionRecord, UserRecord } from '../records.js';
 import { hashRefreshToken, type RefreshTokenFields, type TokenService } from '../tokens/token-service.js';
 
 const wholeSeconds = (ms: number) => Math.floor(ms / 1000) * 1000;
@@ -31,7 +31,7 @@ export function createSessionTokens(deps: {
     return new Date(Math.min(sliding, wholeSeconds(absoluteExpiresAt.getTime())));
   }
 
-  const refreshFieldsOf = (s: Session): RefreshTokenFields => ({
+  const refreshFieldsOf = (s: SessionRecord): RefreshTokenFields => ({
     userId: s.userId,
     tenantId: s.tenantId,
     sessionId: s.id,
@@ -46,10 +46,10 @@ export function createSessionTokens(deps: {
 
     /** A new session for a user who just proved who they are, and its refresh token. Nothing is stored. */
     async newSession(
-      user: User,
+      user: UserRecord,
       context: RequestContext,
       deviceInfo: string | undefined,
-    ): Promise<{ session: Session; refreshToken: string }> {
+    ): Promise<{ session: SessionRecord; refreshToken: string }> {
       const now = clock.now();
       const absoluteExpiresAt = new Date(wholeSeconds(now.getTime()) + absoluteTtlSeconds * 1000);
       const expiresAt = nextExpiry(now, absoluteExpiresAt);
@@ -63,7 +63,7 @@ export function createSessionTokens(deps: {
         expiresAt,
       };
       const refreshToken = await tokens.signRefreshToken(fields);
-      const session: Session = {
+      const session: SessionRecord = {
         id: fields.sessionId,
         tenantId: user.tenantId,
         userId: user.id,
@@ -91,11 +91,11 @@ export function createSessionTokens(deps: {
      * 604800 into 604799); a re-issued one what is left of it.
      */
     async respond(
-      session: Session,
-      user: Pick<User, 'email' | 'role' | 'emailVerified'>,
+      session: SessionRecord,
+      user: Pick<UserRecord, 'email' | 'role' | 'emailVerified'>,
       refreshToken: string,
       fresh: boolean,
-    ): Promise<AuthResult> {
+    ): Promise<TokenResponse> {
       const { token: accessToken } = await tokens.signAccessToken({
         userId: session.userId,
         tenantId: session.tenantId,

@@ -1,13 +1,13 @@
+import type { Role } from '../members/roles.js';
 import type {
-  AuditEvent,
+  AuditEventRecord,
   AuditEventType,
-  OneTimeToken,
   OneTimeTokenKind,
-  OutboxMessage,
-  Role,
-  Session,
-  Tenant,
-  User,
+  OneTimeTokenRecord,
+  OutboxMessageRecord,
+  SessionRecord,
+  TenantRecord,
+  UserRecord,
 } from '../records.js';
 
 /**
@@ -22,8 +22,8 @@ export interface TenantStore {
    * Inserts a tenant. Throws `TenantAuthError` with code `slug_taken` when the slug exists,
    * `unavailable` when the storage does not answer.
    */
-  create(tenant: Tenant): Promise<void>;
-  findById(tenantId: string): Promise<Tenant | null>;
+  create(tenant: TenantRecord): Promise<void>;
+  findById(tenantId: string): Promise<TenantRecord | null>;
   /**
    * Locks the tenant until the transaction ends (PostgreSQL: `SELECT ... FOR UPDATE`), so that changes
    * to its membership run one after another: two owners demoting each other at once cannot both leave
@@ -51,14 +51,14 @@ export interface UserStore {
    * Inserts a user. Throws `TenantAuthError` with code `email_taken` when the normalised email exists in
    * any tenant.
    */
-  create(user: User): Promise<void>;
+  create(user: UserRecord): Promise<void>;
   /** Looks a user up by normalised email, across tenants (login knows no tenant yet). */
-  findByEmail(email: string): Promise<User | null>;
-  findById(tenantId: string, userId: string): Promise<User | null>;
+  findByEmail(email: string): Promise<UserRecord | null>;
+  findById(tenantId: string, userId: string): Promise<UserRecord | null>;
   /** Replaces the password hash of a user of that tenant. Returns whether a user was changed. */
   setPasswordHash(tenantId: string, userId: string, passwordHash: string): Promise<boolean>;
   /** The users of a tenant, oldest first (ties by id). */
-  listByTenant(tenantId: string): Promise<User[]>;
+  listByTenant(tenantId: string): Promise<UserRecord[]>;
   /** How many users of the tenant have that role. */
   countByRole(tenantId: string, role: Role): Promise<number>;
   /** Sets the role of a user of that tenant. Returns whether a user was changed. */
@@ -103,8 +103,8 @@ export interface SessionRotation {
  * if (found?.user) console.log(found.session.id, found.user.role);
  */
 export interface SessionWithUser {
-  session: Session;
-  user: User | null;
+  session: SessionRecord;
+  user: UserRecord | null;
 }
 
 /**
@@ -115,8 +115,8 @@ export interface SessionWithUser {
  * const won = await stores.sessions.rotate(tenantId, sessionId, presentedHash, next);
  */
 export interface SessionStore {
-  create(session: Session): Promise<void>;
-  findById(tenantId: string, sessionId: string): Promise<Session | null>;
+  create(session: SessionRecord): Promise<void>;
+  findById(tenantId: string, sessionId: string): Promise<SessionRecord | null>;
   /**
    * Finds the session whose current **or previous** refresh hash equals `refreshHash`, with its user as
    * `users.findById(tenantId, session.userId)` would return it now (a user of another tenant is `null`),
@@ -138,7 +138,7 @@ export interface SessionStore {
     sessionId: string,
     expectedRefreshHash: string,
     next: SessionRotation,
-    event?: AuditEvent,
+    event?: AuditEventRecord,
   ): Promise<boolean>;
   /**
    * Optional: the common refresh in one round trip. Rotates as {@link SessionStore.rotate} does (the
@@ -157,8 +157,8 @@ export interface SessionStore {
     tenantId: string,
     expected: { sessionId: string; userId: string; refreshHash: string; activeAt: Date },
     next: SessionRotation,
-    event?: AuditEvent,
-  ): Promise<{ session: Session; user: User } | null>;
+    event?: AuditEventRecord,
+  ): Promise<{ session: SessionRecord; user: UserRecord } | null>;
   /**
    * Revokes one session if it is active and (when `userId` is given) belongs to that user.
    * Returns whether a session was revoked by this call.
@@ -172,7 +172,7 @@ export interface SessionStore {
     options?: { exceptSessionId?: string },
   ): Promise<number>;
   /** Sessions of a user that are neither revoked nor expired at `now`, newest first. */
-  listActiveForUser(tenantId: string, userId: string, now: Date): Promise<Session[]>;
+  listActiveForUser(tenantId: string, userId: string, now: Date): Promise<SessionRecord[]>;
   /**
    * Deletes at most `batchSize` sessions that expired before `expiredBefore` or were revoked before
    * `revokedBefore`, oldest first, across all tenants. Returns how many it deleted; the caller repeats
@@ -194,16 +194,16 @@ export interface OneTimeTokenStore {
    * Stores a token and deletes the older tokens of its kind for the same subject: for an invitation,
    * the same tenant and email; for the other kinds, the same tenant, user and kind.
    */
-  issue(token: OneTimeToken): Promise<void>;
+  issue(token: OneTimeTokenRecord): Promise<void>;
   /** The token of that kind with that hash, if it has not expired at `now`. Does not consume it. */
-  find(kind: OneTimeTokenKind, tokenHash: string, now: Date): Promise<OneTimeToken | null>;
+  find(kind: OneTimeTokenKind, tokenHash: string, now: Date): Promise<OneTimeTokenRecord | null>;
   /**
    * Consumes a token atomically: deletes it and returns it if it exists and has not expired at `now`.
    * Of any number of concurrent callers with the same hash, at most one gets the token.
    */
-  consume(kind: OneTimeTokenKind, tokenHash: string, now: Date): Promise<OneTimeToken | null>;
+  consume(kind: OneTimeTokenKind, tokenHash: string, now: Date): Promise<OneTimeTokenRecord | null>;
   /** The unexpired tokens of a kind in a tenant, newest first (ties by id): pending invitations. */
-  listPending(tenantId: string, kind: OneTimeTokenKind, now: Date): Promise<OneTimeToken[]>;
+  listPending(tenantId: string, kind: OneTimeTokenKind, now: Date): Promise<OneTimeTokenRecord[]>;
   /** Deletes one token of the tenant by id and kind. Returns whether it existed (expired or not). */
   revoke(tenantId: string, kind: OneTimeTokenKind, id: string): Promise<boolean>;
   /** Deletes the tokens of a kind issued for a user. Returns how many. */
@@ -242,14 +242,14 @@ export interface OutboxCounts {
  */
 export interface OutboxStore {
   /** Writes a message (attempts 0, not locked, not dead). */
-  enqueue(message: OutboxMessage): Promise<void>;
+  enqueue(message: OutboxMessageRecord): Promise<void>;
   /**
    * Claims at most `limit` messages that are due (`nextAttemptAt <= now`), not dead and not locked by
    * another claim (`lockedUntil` null or past), oldest due first: sets `lockedUntil` to `now` plus the
    * lease and counts one attempt, and returns them as updated. Two concurrent claims never return the
    * same message (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
    */
-  claim(options: { now: Date; limit: number; leaseSeconds: number }): Promise<OutboxMessage[]>;
+  claim(options: { now: Date; limit: number; leaseSeconds: number }): Promise<OutboxMessageRecord[]>;
   /** Deletes a delivered message. Returns whether it existed. */
   complete(id: string): Promise<boolean>;
   /**
@@ -291,9 +291,9 @@ export interface AuditEventQuery {
  * const page = await stores.auditEvents.list(tenantId, { limit: 50, before: lastId });
  */
 export interface AuditEventStore {
-  append(event: AuditEvent): Promise<void>;
+  append(event: AuditEventRecord): Promise<void>;
   /** Events of the tenant matching the query, newest (largest id) first. */
-  list(tenantId: string, query: AuditEventQuery): Promise<AuditEvent[]>;
+  list(tenantId: string, query: AuditEventQuery): Promise<AuditEventRecord[]>;
   /**
    * Deletes at most `batchSize` events older than `before`, across tenants. Returns how many; the
    * caller repeats while a full batch comes back.

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type { Role } from '../members/roles.js';
 import type {
-  AuditEvent,
-  OneTimeToken,
+  AuditEventRecord,
   OneTimeTokenKind,
-  OutboxMessage,
-  Role,
-  Session,
-  Tenant,
-  User,
+  OneTimeTokenRecord,
+  OutboxMessageRecord,
+  SessionRecord,
+  TenantRecord,
+  UserRecord,
 } from '../records.js';
 
 /** @internal Test data builders with valid UUIDs (real databases type-check them). */
@@ -17,8 +17,8 @@ export const hex64 = () => `${randomUUID().replace(/-/g, '')}${randomUUID().repl
 
 let counter = 0;
 export function tenantAndOwner(overrides: { email?: string; slug?: string } = {}): {
-  tenant: Tenant;
-  user: User;
+  tenant: TenantRecord;
+  user: UserRecord;
 } {
   counter++;
   const tenantId = randomUUID();
@@ -43,7 +43,10 @@ export function tenantAndOwner(overrides: { email?: string; slug?: string } = {}
 }
 
 /** A further user of a tenant. */
-export function memberOf(tenantId: string, overrides: Partial<User> & { role?: Role } = {}): User {
+export function memberOf(
+  tenantId: string,
+  overrides: Partial<UserRecord> & { role?: Role } = {},
+): UserRecord {
   counter++;
   return {
     id: randomUUID(),
@@ -60,8 +63,8 @@ export function memberOf(tenantId: string, overrides: Partial<User> & { role?: R
 export function oneTimeToken(
   kind: OneTimeTokenKind,
   tenantId: string,
-  overrides: Partial<OneTimeToken> = {},
-): OneTimeToken {
+  overrides: Partial<OneTimeTokenRecord> = {},
+): OneTimeTokenRecord {
   counter++;
   return {
     id: randomUUID(),
@@ -79,7 +82,7 @@ export function oneTimeToken(
   };
 }
 
-export function outboxMessage(overrides: Partial<OutboxMessage> = {}): OutboxMessage {
+export function outboxMessage(overrides: Partial<OutboxMessageRecord> = {}): OutboxMessageRecord {
   counter++;
   return {
     id: randomUUID(),
@@ -97,7 +100,7 @@ export function outboxMessage(overrides: Partial<OutboxMessage> = {}): OutboxMes
   };
 }
 
-export function auditEvent(tenantId: string, overrides: Partial<AuditEvent> = {}): AuditEvent {
+export function auditEvent(tenantId: string, overrides: Partial<AuditEventRecord> = {}): AuditEventRecord {
   return {
     id: randomUUID(),
     tenantId,
@@ -113,7 +116,7 @@ export function auditEvent(tenantId: string, overrides: Partial<AuditEvent> = {}
   };
 }
 
-export function sessionFor(user: User, overrides: Partial<Session> = {}): Session {
+export function sessionFor(user: UserRecord, overrides: Partial<SessionRecord> = {}): SessionRecord {
   return {
     id: randomUUID(),
     tenantId: user.tenantId,

@@ -1,5 +1,5 @@
 import { createTenantAuth } from '../create-tenant-auth.js';
-import type { User } from '../records.js';
+import type { UserRecord } from '../records.js';
 import type { SessionRotation, SessionStore, TenantAuthStores } from '../stores/tenant-auth-stores.js';
 import { hashRefreshToken } from '../tokens/token-service.js';
 import { auditEventCases } from './conformance/audit-events.js';
@@ -78,7 +78,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       });
     }
 
-    async function seedUser(overrides: { email?: string; slug?: string } = {}): Promise<User> {
+    async function seedUser(overrides: { email?: string; slug?: string } = {}): Promise<UserRecord> {
       const input = tenantAndOwner(overrides);
       await seed(input);
       return input.user;

@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
-import { configurationError, TenantAuthError } from '../errors.js';
+import { configurationError } from '../errors.js';
 
 /**
  * Asymmetric algorithms offered for access tokens.
@@ -190,9 +190,4 @@ export function importAccessKeys(options: AccessTokenKeyOptions): ImportedAccess
   }
   if (!signingKey) throw keyError('accessToken.signingKid', `names no key pair ("${signingKid}")`);
   return { algorithm, signingKey, signingKid, verificationKeys };
-}
-
-/** @internal */
-export function invalidToken(cause?: unknown): TenantAuthError {
-  return new TenantAuthError('invalid_token', 'The token is missing, invalid or expired.', { cause });
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Clock, RandomBytes } from '../clock.js';
 import { uuidv7 } from '../ids.js';
-import type { OneTimeToken, OneTimeTokenKind, Role } from '../records.js';
+import type { Role } from '../members/roles.js';
+import type { OneTimeTokenKind, OneTimeTokenRecord } from '../records.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
 
 /** 32 random bytes, base64url without padding: 43 characters. */
@@ -47,10 +48,10 @@ export function createOneTimeTokens(clock: Clock, random: RandomBytes) {
         createdBy?: string | null;
         sessionId?: string | null;
       },
-    ): Promise<{ token: string; record: OneTimeToken }> {
+    ): Promise<{ token: string; record: OneTimeTokenRecord }> {
       const token = Buffer.from(random(32)).toString('base64url');
       const now = clock.now();
-      const record: OneTimeToken = {
+      const record: OneTimeTokenRecord = {
         id: uuidv7(clock, random),
         kind: fields.kind,
         tenantId: fields.tenantId,

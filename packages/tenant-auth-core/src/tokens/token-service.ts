@@ -1,17 +1,16 @@
 import { createHash, type KeyObject, type webcrypto } from 'node:crypto';
 
 import { exportJWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import type { AccessClaims } from '../claims.js';
 import type { Clock, RandomBytes } from '../clock.js';
-import { configurationError } from '../errors.js';
-import type { Role } from '../records.js';
-import type { AccessClaims } from '../tenant-auth.js';
+import { configurationError, invalidToken } from '../errors.js';
+import { isRole, type Role } from '../members/roles.js';
 import { signHs256, verifyHs256 } from './hs256.js';
 import {
   type AccessTokenKeyOptions,
   type ImportedAccessKeys,
   importAccessKeys,
   importSecret,
-  invalidToken,
 } from './keys.js';
 
 /** @internal Header `typ` of access tokens (RFC 9068). */
@@ -37,8 +36,6 @@ export interface TokenServiceOptions {
 
 /** @internal Claims of a verified refresh token: those of an access token but the role and email state. */
 export type RefreshClaims = Omit<AccessClaims, 'role' | 'emailVerified'>;
-
-const ROLES: readonly string[] = ['owner', 'admin', 'member'] satisfies Role[];
 
 /** @internal The fields a refresh token is signed from; re-signing the same fields gives the identical token. */
 export type RefreshTokenFields = RefreshClaims;
@@ -273,7 +270,7 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     // Tokens signed before roles existed (1.0) carry none: they get the least, `member`. Admin
     // operations read the current role from the stores anyway.
     const role = payload.role ?? 'member';
-    if (typeof role !== 'string' || !ROLES.includes(role)) throw invalidToken();
+    if (!isRole(role)) throw invalidToken();
     const emailVerified = payload.email_verified ?? false;
     if (typeof emailVerified !== 'boolean') throw invalidToken();
     return { ...claims, role: role as Role, emailVerified };

@@ -1,4 +1,6 @@
 import { defineEntity, type EntitySchema, type InferEntity, type PrimaryKeyProp, p } from '@mikro-orm/core';
+import { ROLES, type Role } from 'tenant-auth-core';
+import { ONE_TIME_TOKEN_KINDS, type OneTimeTokenKind } from 'tenant-auth-core/store-kit';
 import type { Mutual } from './mutual.js';
 import { tenantAuthTenantSchema } from './tenant.js';
 import { tenantAuthUserSchema } from './user.js';
@@ -12,11 +14,11 @@ export interface TenantAuthOneTimeTokenEntity {
   /** The primary key, for MikroORM's typings (`em.findOne(…, pk)`, `em.getReference`). */
   [PrimaryKeyProp]?: 'id';
   id: string;
-  kind: 'invitation' | 'password_reset' | 'email_verification' | 'email_change';
+  kind: OneTimeTokenKind;
   tenantId: string;
   userId?: string | null;
   email: string;
-  role?: 'owner' | 'admin' | 'member' | null;
+  role?: Role | null;
   createdBy?: string | null;
   sessionId?: string | null;
   /** SHA-256 of the token, hex; the token itself is never stored. */
@@ -31,13 +33,13 @@ export const tenantAuthOneTimeTokenSchema = defineEntity({
   tableName: 'tenant_auth_one_time_token',
   properties: {
     id: p.uuid().primary().fieldName('id'),
-    kind: p.enum(['invitation', 'password_reset', 'email_verification', 'email_change']).fieldName('kind'),
+    kind: p.enum(ONE_TIME_TOKEN_KINDS).fieldName('kind'),
     tenantId: () =>
       p.manyToOne(tenantAuthTenantSchema).mapToPk().fieldName('tenant_id').deleteRule('cascade'),
     userId: () =>
       p.manyToOne(tenantAuthUserSchema).mapToPk().nullable().fieldName('user_id').deleteRule('cascade'),
     email: p.text().fieldName('email'),
-    role: p.enum(['owner', 'admin', 'member']).nullable().fieldName('role'),
+    role: p.enum(ROLES).nullable().fieldName('role'),
     createdBy: () =>
       p.manyToOne(tenantAuthUserSchema).mapToPk().nullable().fieldName('created_by').deleteRule('set null'),
     sessionId: p.uuid().nullable().fieldName('session_id'),

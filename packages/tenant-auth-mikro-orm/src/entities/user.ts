@@ -6,6 +6,7 @@ import {
   type PrimaryKeyProp,
   p,
 } from '@mikro-orm/core';
+import { ROLES, type Role } from 'tenant-auth-core';
 import type { Mutual } from './mutual.js';
 import { tenantAuthTenantSchema } from './tenant.js';
 
@@ -23,7 +24,7 @@ export interface TenantAuthUserEntity {
   email: string;
   /** A bcrypt hash; never leaves the store. */
   passwordHash: string;
-  role: 'owner' | 'admin' | 'member';
+  role: Role;
   /** `false` unless given: optional in `em.create`. */
   emailVerified: Opt<boolean>;
   createdAt: Date;
@@ -49,7 +50,7 @@ export const tenantAuthUserSchema = defineEntity({
       .unique('tenant_auth_user_email_unique')
       .check('((email = lower(email)) AND ((char_length(email) >= 3) AND (char_length(email) <= 254)))'),
     passwordHash: p.text().fieldName('password_hash'),
-    role: p.enum(['owner', 'admin', 'member']).fieldName('role'),
+    role: p.enum(ROLES).fieldName('role'),
     emailVerified: p.boolean().default(false).fieldName('email_verified'),
     createdAt: p.datetime().fieldName('created_at'),
   },

@@ -1,13 +1,14 @@
-// The record and store types of tenant-auth-core/store-kit that the stores of this package implement.
+// The record and store types of tenant-auth-core (store-kit, and the vocabulary of the main entry) that the stores of this package implement.
+
+export type { Role } from 'tenant-auth-core';
 export type {
-  AuditEvent,
   AuditEventQuery,
+  AuditEventRecord,
   AuditEventStore,
-  OneTimeToken,
   OneTimeTokenKind,
+  OneTimeTokenRecord,
   OneTimeTokenStore,
   OutboxCounts,
-  OutboxMessage,
+  OutboxMessageRecord,
   OutboxStore,
-  Role,
 } from 'tenant-auth-core/store-kit';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { isUuid } from 'tenant-auth-core/store-kit';
+import { isUuid } from 'tenant-auth-core';
 import { tenantAuthAuditEventSchema } from '../entities/audit-event.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';

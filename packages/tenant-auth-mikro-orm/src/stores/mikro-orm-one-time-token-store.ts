@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { isUuid } from 'tenant-auth-core/store-kit';
+import { isUuid } from 'tenant-auth-core';
 import { tenantAuthOneTimeTokenSchema } from '../entities/one-time-token.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
-import type { OneTimeToken, OneTimeTokenStore } from './core-types.js';
+import type { OneTimeTokenRecord, OneTimeTokenStore } from './core-types.js';
 import { ONE_TIME_TOKEN_COLUMNS, type OneTimeTokenRow, toOneTimeToken } from './rows.js';
 import { affectedRows, checkBatchSize, type SqlScope, selectRows, sqlScopeOf } from './sql.js';
 
@@ -16,7 +16,7 @@ import { affectedRows, checkBatchSize, type SqlScope, selectRows, sqlScopeOf } f
  */
 export function mikroOrmOneTimeTokenStore(em: () => EntityManager, scope: () => SqlScope): OneTimeTokenStore {
   return {
-    async issue(token: OneTimeToken): Promise<void> {
+    async issue(token: OneTimeTokenRecord): Promise<void> {
       // An entity manager of its own: the issue runs in a transaction, the caller's or a new one.
       const scoped = em();
       const table = qualifiedTableName(scoped, tenantAuthOneTimeTokenSchema);

@@ -1,14 +1,14 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { isUuid } from 'tenant-auth-core/store-kit';
+import { isUuid } from 'tenant-auth-core';
 import { tenantAuthOutboxMessageSchema } from '../entities/outbox-message.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
-import type { OutboxMessage, OutboxStore } from './core-types.js';
+import type { OutboxMessageRecord, OutboxStore } from './core-types.js';
 import { OUTBOX_COLUMNS, type OutboxRow, toOutboxMessage } from './rows.js';
 import { affectedRows, checkBatchSize, type SqlScope, selectRows } from './sql.js';
 
 /** Oldest due first, then by id: the order of a claim. */
-function byDue(a: OutboxMessage, b: OutboxMessage): number {
+function byDue(a: OutboxMessageRecord, b: OutboxMessageRecord): number {
   return a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 

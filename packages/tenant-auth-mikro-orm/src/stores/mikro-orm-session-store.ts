@@ -1,17 +1,17 @@
 import type { EntityManager } from '@mikro-orm/core';
-import {
-  isUuid,
-  type Session,
-  type SessionRotation,
-  type SessionStore,
-  type SessionWithUser,
+import { isUuid } from 'tenant-auth-core';
+import type {
+  SessionRecord,
+  SessionRotation,
+  SessionStore,
+  SessionWithUser,
 } from 'tenant-auth-core/store-kit';
 import { tenantAuthAuditEventSchema } from '../entities/audit-event.js';
 import { tenantAuthSessionSchema } from '../entities/session.js';
 import { tenantAuthUserSchema } from '../entities/user.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
-import type { AuditEvent } from './core-types.js';
+import type { AuditEventRecord } from './core-types.js';
 import { SESSION_COLUMNS, type SessionRow, toSession, toUser, USER_COLUMNS, type UserRow } from './rows.js';
 import { affectedRows, checkBatchSize, type SqlScope, selectRows } from './sql.js';
 
@@ -19,7 +19,10 @@ import { affectedRows, checkBatchSize, type SqlScope, selectRows } from './sql.j
  * The part of a rotation statement that inserts `event` from the rows its `rotated` CTE returns (so the
  * record exists if and only if the rotation happened), and its parameters; nothing without an event.
  */
-function auditedBy(scoped: SqlScope, event: AuditEvent | undefined): { sql: string; params: unknown[] } {
+function auditedBy(
+  scoped: SqlScope,
+  event: AuditEventRecord | undefined,
+): { sql: string; params: unknown[] } {
   if (!event) return { sql: '', params: [] };
   return {
     sql: `,
@@ -53,7 +56,7 @@ audited as (
  */
 export function mikroOrmSessionStore(em: () => EntityManager, scope: () => SqlScope): SessionStore {
   return {
-    async create(session: Session): Promise<void> {
+    async create(session: SessionRecord): Promise<void> {
       try {
         await em().insert(tenantAuthSessionSchema, {
           id: session.id,
@@ -79,7 +82,7 @@ export function mikroOrmSessionStore(em: () => EntityManager, scope: () => SqlSc
       }
     },
 
-    async findById(tenantId: string, sessionId: string): Promise<Session | null> {
+    async findById(tenantId: string, sessionId: string): Promise<SessionRecord | null> {
       if (!isUuid(tenantId) || !isUuid(sessionId)) return null;
       const scoped = scope();
       try {
@@ -124,7 +127,7 @@ export function mikroOrmSessionStore(em: () => EntityManager, scope: () => SqlSc
       sessionId: string,
       expectedRefreshHash: string,
       next: SessionRotation,
-      event?: AuditEvent,
+      event?: AuditEventRecord,
     ) {
       if (!isUuid(tenantId) || !isUuid(sessionId)) return false;
       const scoped = scope();
@@ -258,7 +261,7 @@ select r.*, (select row_to_json(u) from (select ${USER_COLUMNS}
       }
     },
 
-    async listActiveForUser(tenantId: string, userId: string, now: Date): Promise<Session[]> {
+    async listActiveForUser(tenantId: string, userId: string, now: Date): Promise<SessionRecord[]> {
       if (!isUuid(tenantId) || !isUuid(userId)) return [];
       try {
         const rows = await em().find(

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { isUuid, type Tenant, type TenantStore } from 'tenant-auth-core/store-kit';
+import { isUuid } from 'tenant-auth-core';
+import type { TenantRecord, TenantStore } from 'tenant-auth-core/store-kit';
 import { tenantAuthTenantSchema } from '../entities/tenant.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
@@ -15,7 +16,7 @@ import { type SqlScope, selectRows } from './sql.js';
  */
 export function mikroOrmTenantStore(em: () => EntityManager, scope: () => SqlScope): TenantStore {
   return {
-    async create(tenant: Tenant) {
+    async create(tenant: TenantRecord) {
       try {
         await em().insert(tenantAuthTenantSchema, {
           id: tenant.id,

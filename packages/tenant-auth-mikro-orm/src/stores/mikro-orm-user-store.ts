@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { isUuid, type User, type UserStore } from 'tenant-auth-core/store-kit';
+import { isUuid } from 'tenant-auth-core';
+import type { UserRecord, UserStore } from 'tenant-auth-core/store-kit';
 import { tenantAuthUserSchema } from '../entities/user.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
 import { toStoreError } from '../to-store-error.js';
@@ -16,7 +17,7 @@ export function mikroOrmUserStore(em: () => EntityManager, scope: () => SqlScope
   const update = async (
     tenantId: string,
     userId: string,
-    changes: { passwordHash?: string; role?: User['role']; emailVerified?: boolean; email?: string },
+    changes: { passwordHash?: string; role?: UserRecord['role']; emailVerified?: boolean; email?: string },
   ): Promise<boolean> => {
     if (!isUuid(tenantId) || !isUuid(userId)) return false;
     try {
@@ -27,7 +28,7 @@ export function mikroOrmUserStore(em: () => EntityManager, scope: () => SqlScope
   };
 
   return {
-    async create(user: User) {
+    async create(user: UserRecord) {
       try {
         await em().insert(tenantAuthUserSchema, {
           id: user.id,

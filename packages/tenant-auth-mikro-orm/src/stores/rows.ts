@@ -1,8 +1,8 @@
-import type { Session, Tenant, User } from 'tenant-auth-core/store-kit';
+import type { SessionRecord, TenantRecord, UserRecord } from 'tenant-auth-core/store-kit';
 import type { TenantAuthSessionEntity } from '../entities/session.js';
 import type { TenantAuthTenantEntity } from '../entities/tenant.js';
 import type { TenantAuthUserEntity } from '../entities/user.js';
-import type { AuditEvent, OneTimeToken, OutboxMessage, Role } from './core-types.js';
+import type { AuditEventRecord, OneTimeTokenRecord, OutboxMessageRecord, Role } from './core-types.js';
 
 /**
  * @internal A tenant row as the stores' raw SQL returns it: the columns under their entity names (see
@@ -33,7 +33,7 @@ export type SessionRow = TenantAuthSessionEntity;
 const dateOrNull = (value: Date | null | undefined): Date | null => (value == null ? null : new Date(value));
 
 /** @internal */
-export const toTenant = (row: TenantRow): Tenant => ({
+export const toTenant = (row: TenantRow): TenantRecord => ({
   id: row.id,
   slug: row.slug,
   name: row.name,
@@ -41,7 +41,7 @@ export const toTenant = (row: TenantRow): Tenant => ({
 });
 
 /** @internal */
-export const toUser = (row: UserRow): User => ({
+export const toUser = (row: UserRow): UserRecord => ({
   id: row.id,
   tenantId: row.tenantId,
   email: row.email,
@@ -52,7 +52,7 @@ export const toUser = (row: UserRow): User => ({
 });
 
 /** @internal */
-export const toSession = (row: SessionRow): Session => ({
+export const toSession = (row: SessionRow): SessionRecord => ({
   id: row.id,
   tenantId: row.tenantId,
   userId: row.userId,
@@ -138,9 +138,9 @@ const dateOrNullish = (value: Date | string | null | undefined): Date | null =>
   value == null ? null : new Date(value);
 
 /** @internal */
-export const toOneTimeToken = (row: OneTimeTokenRow): OneTimeToken => ({
+export const toOneTimeToken = (row: OneTimeTokenRow): OneTimeTokenRecord => ({
   id: row.id,
-  kind: row.kind as OneTimeToken['kind'],
+  kind: row.kind as OneTimeTokenRecord['kind'],
   tenantId: row.tenantId,
   userId: row.userId ?? null,
   email: row.email,
@@ -153,7 +153,7 @@ export const toOneTimeToken = (row: OneTimeTokenRow): OneTimeToken => ({
 });
 
 /** @internal */
-export const toOutboxMessage = (row: OutboxRow): OutboxMessage => ({
+export const toOutboxMessage = (row: OutboxRow): OutboxMessageRecord => ({
   id: row.id,
   tenantId: row.tenantId ?? null,
   template: row.template,
@@ -168,10 +168,10 @@ export const toOutboxMessage = (row: OutboxRow): OutboxMessage => ({
 });
 
 /** @internal */
-export const toAuditEvent = (row: AuditEventRow): AuditEvent => ({
+export const toAuditEvent = (row: AuditEventRow): AuditEventRecord => ({
   id: row.id,
   tenantId: row.tenantId,
-  type: row.type as AuditEvent['type'],
+  type: row.type as AuditEventRecord['type'],
   at: new Date(row.at),
   actorId: row.actorId ?? null,
   subjectId: row.subjectId ?? null,

@@ -3,7 +3,7 @@ import type { MikroORM as CoreMikroORM } from '@mikro-orm/core';
 import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
 import { MikroORM as PostgresMikroORM } from '@mikro-orm/postgresql';
 import { createTenantAuth } from 'tenant-auth-core';
-import type { Session, Tenant, TenantAuthStores, User } from 'tenant-auth-core/store-kit';
+import type { SessionRecord, TenantAuthStores, TenantRecord, UserRecord } from 'tenant-auth-core/store-kit';
 import { tenantAuthEntities } from '../../src/tenant-auth-entities.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -88,8 +88,8 @@ export async function createTestPostgres(): Promise<TestPostgres> {
 /** A tenant and its owner in one transaction, as registration writes them. */
 export async function createTenantWithOwner(
   stores: TenantAuthStores,
-  input: { tenant: Tenant; user: User },
-): Promise<{ tenant: Tenant; user: User }> {
+  input: { tenant: TenantRecord; user: UserRecord },
+): Promise<{ tenant: TenantRecord; user: UserRecord }> {
   await stores.transaction(async (tx) => {
     await tx.tenants.create(input.tenant);
     await tx.users.create(input.user);
@@ -112,7 +112,7 @@ export function authOn(stores: TenantAuthStores) {
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 
 /** An active session of `user` as core writes one (from 2026-01-01, a day long; refresh hash `a` x 64). */
-export function sessionOf(user: User): Session {
+export function sessionOf(user: UserRecord): SessionRecord {
   return {
     id: randomUUID(),
     tenantId: user.tenantId,

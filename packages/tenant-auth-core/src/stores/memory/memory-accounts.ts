@@ -1,16 +1,16 @@
 import { TenantAuthError } from '../../errors.js';
-import type { User } from '../../records.js';
+import type { UserRecord } from '../../records.js';
 import type { TenantStore, UserStore } from '../tenant-auth-stores.js';
 import type { MemoryState } from './memory-database.js';
 import { copy, copyOrNull, type Run } from './memory-run.js';
 
-function userOf(s: MemoryState, tenantId: string, userId: string): User | undefined {
+function userOf(s: MemoryState, tenantId: string, userId: string): UserRecord | undefined {
   const user = s.users.get(userId);
   return user?.tenantId === tenantId ? user : undefined;
 }
 
 /** @internal Deletes a user and what belongs to it: sessions and one-time tokens. */
-export function deleteUser(s: MemoryState, user: User): void {
+export function deleteUser(s: MemoryState, user: UserRecord): void {
   s.users.delete(user.id);
   s.userIdByEmail.delete(user.email);
   for (const session of [...s.sessions.values()]) {
@@ -67,7 +67,7 @@ export function memoryTenantStore(run: Run): TenantStore {
 
 /** @internal */
 export function memoryUserStore(run: Run): UserStore {
-  const update = (tenantId: string, userId: string, changes: Partial<User>) =>
+  const update = (tenantId: string, userId: string, changes: Partial<UserRecord>) =>
     run((s) => {
       const user = userOf(s, tenantId, userId);
       if (!user) return false;

@@ -1,19 +1,26 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AuditEvent, OneTimeToken, OutboxMessage, Session, Tenant, User } from '../../records.js';
+import type {
+  AuditEventRecord,
+  OneTimeTokenRecord,
+  OutboxMessageRecord,
+  SessionRecord,
+  TenantRecord,
+  UserRecord,
+} from '../../records.js';
 
 /** @internal Everything the memory stores hold. */
 export interface MemoryState {
-  tenants: Map<string, Tenant>;
+  tenants: Map<string, TenantRecord>;
   tenantIdBySlug: Map<string, string>;
-  users: Map<string, User>;
+  users: Map<string, UserRecord>;
   userIdByEmail: Map<string, string>;
-  sessions: Map<string, Session>;
+  sessions: Map<string, SessionRecord>;
   /** Current and previous refresh hashes to session ids. */
   sessionIdByRefreshHash: Map<string, string>;
-  oneTimeTokens: Map<string, OneTimeToken>;
+  oneTimeTokens: Map<string, OneTimeTokenRecord>;
   oneTimeTokenIdByHash: Map<string, string>;
-  outbox: Map<string, OutboxMessage>;
-  auditEvents: Map<string, AuditEvent>;
+  outbox: Map<string, OutboxMessageRecord>;
+  auditEvents: Map<string, AuditEventRecord>;
 }
 
 const emptyState = (): MemoryState => ({

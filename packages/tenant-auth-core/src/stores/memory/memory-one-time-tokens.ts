@@ -1,15 +1,15 @@
-import type { OneTimeToken } from '../../records.js';
+import type { OneTimeTokenRecord } from '../../records.js';
 import type { OneTimeTokenStore } from '../tenant-auth-stores.js';
 import type { MemoryState } from './memory-database.js';
 import { checkBatchSize, copy, type Run } from './memory-run.js';
 
-function remove(s: MemoryState, token: OneTimeToken): void {
+function remove(s: MemoryState, token: OneTimeTokenRecord): void {
   s.oneTimeTokens.delete(token.id);
   s.oneTimeTokenIdByHash.delete(token.tokenHash);
 }
 
 /** Whether two tokens are for the same subject: a newer one replaces the older. */
-function sameSubject(a: OneTimeToken, b: OneTimeToken): boolean {
+function sameSubject(a: OneTimeTokenRecord, b: OneTimeTokenRecord): boolean {
   if (a.kind !== b.kind || a.tenantId !== b.tenantId) return false;
   return a.kind === 'invitation' ? a.email === b.email : a.userId === b.userId;
 }

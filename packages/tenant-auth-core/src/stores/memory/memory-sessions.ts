@@ -1,15 +1,20 @@
-import type { AuditEvent, Session } from '../../records.js';
+import type { AuditEventRecord, SessionRecord } from '../../records.js';
 import type { SessionRotation, SessionStore } from '../tenant-auth-stores.js';
 import type { MemoryState } from './memory-database.js';
 import { checkBatchSize, copy, copyOrNull, type Run } from './memory-run.js';
 
-function sessionOf(s: MemoryState, tenantId: string, sessionId: string): Session | undefined {
+function sessionOf(s: MemoryState, tenantId: string, sessionId: string): SessionRecord | undefined {
   const session = s.sessions.get(sessionId);
   return session?.tenantId === tenantId ? session : undefined;
 }
 
 /** Rotates `session` to `next` (its current hash becomes the previous one), with `event` if given. */
-function rotateIn(s: MemoryState, session: Session, next: SessionRotation, event?: AuditEvent): Session {
+function rotateIn(
+  s: MemoryState,
+  session: SessionRecord,
+  next: SessionRotation,
+  event?: AuditEventRecord,
+): SessionRecord {
   if (event) {
     if (s.auditEvents.has(event.id)) throw new TypeError('duplicate audit event id');
     s.auditEvents.set(event.id, copy(event));

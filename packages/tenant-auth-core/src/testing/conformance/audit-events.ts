@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { uuidv7 } from '../../ids.js';
-import type { AuditEvent } from '../../records.js';
+import type { AuditEventRecord } from '../../records.js';
 import { at, auditEvent, hex64, sessionFor } from '../fixtures.js';
 import { type ConformanceContext, Rollback } from './context.js';
 
@@ -9,7 +9,7 @@ export function auditEventCases({ test, stores, seedUser }: ConformanceContext):
   const { describe, it, expect } = test;
   const audit = () => stores().auditEvents;
   /** Events at increasing times, with time-ordered ids as core makes them. */
-  const eventAt = (tenantId: string, ms: number, overrides: Partial<AuditEvent> = {}) =>
+  const eventAt = (tenantId: string, ms: number, overrides: Partial<AuditEventRecord> = {}) =>
     auditEvent(tenantId, {
       id: uuidv7({ now: () => at(ms) }, (n) => randomBytes(n)),
       at: at(ms),

@@ -1,5 +1,5 @@
 import { isTenantAuthError, type TenantAuthErrorCode } from '../../errors.js';
-import type { User } from '../../records.js';
+import type { UserRecord } from '../../records.js';
 import type { TenantAuthStores } from '../../stores/tenant-auth-stores.js';
 import type { TestApi } from '../test-api.js';
 
@@ -9,7 +9,7 @@ export interface ConformanceContext {
   /** The stores of the running test (fresh storage per test). */
   stores: () => TenantAuthStores;
   /** Creates a tenant and its owner, committed. */
-  seedUser: (overrides?: { email?: string; slug?: string }) => Promise<User>;
+  seedUser: (overrides?: { email?: string; slug?: string }) => Promise<UserRecord>;
 }
 
 /** @internal The error code a promise rejects with, `resolved`, or `other` for a foreign error. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { uuidv7 } from '../../ids.js';
-import type { Session, User } from '../../records.js';
+import type { SessionRecord, UserRecord } from '../../records.js';
 import type { SessionRotation, SessionStore } from '../../stores/tenant-auth-stores.js';
 import { at, auditEvent, hex64, memberOf, sessionFor } from '../fixtures.js';
 import type { ConformanceContext } from './context.js';
@@ -32,7 +32,7 @@ export function rotateCurrentCases({ test, stores, seedUser }: ConformanceContex
     return store.rotateCurrent?.bind(store);
   };
   const expected = (
-    s: Session,
+    s: SessionRecord,
     overrides: Partial<{ userId: string; refreshHash: string; ms: number }> = {},
   ) => ({
     sessionId: s.id,
@@ -40,7 +40,7 @@ export function rotateCurrentCases({ test, stores, seedUser }: ConformanceContex
     refreshHash: overrides.refreshHash ?? s.refreshHash,
     activeAt: at(overrides.ms ?? 60_000),
   });
-  const refreshedEvent = (user: User, s: Session, ms: number) =>
+  const refreshedEvent = (user: UserRecord, s: SessionRecord, ms: number) =>
     auditEvent(user.tenantId, {
       id: uuidv7({ now: () => at(ms) }, (n) => randomBytes(n)),
       at: at(ms),

@@ -1,23 +1,11 @@
-import { forbidden, TenantAuthError } from '../errors.js';
-import type { Member, Role, User } from '../records.js';
-import type { TransactionStores } from '../stores/tenant-auth-stores.js';
-import type { AccessClaims } from '../tenant-auth.js';
-import { invalidToken } from '../tokens/keys.js';
-
-const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
-
-/** @internal The roles, highest first. */
-export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
-
-/** @internal Whether `value` is a role. */
-export const isRole = (value: unknown): value is Role =>
-  typeof value === 'string' && (ROLES as readonly string[]).includes(value);
-
-/** @internal Whether `role` is at least `minimum` (owner > admin > member). */
-export const atLeast = (role: Role, minimum: Role) => RANK[role] >= RANK[minimum];
+import type { AccessClaims } from './claims.js';
+import { forbidden, invalidToken, TenantAuthError } from './errors.js';
+import { atLeast, type Role } from './members/roles.js';
+import type { Member, UserRecord } from './records.js';
+import type { TransactionStores } from './stores/tenant-auth-stores.js';
 
 /** @internal A user as a member of its tenant. */
-export const memberOf = (user: User): Member => ({
+export const memberOf = (user: UserRecord): Member => ({
   id: user.id,
   email: user.email,
   role: user.role,
@@ -33,7 +21,7 @@ export async function currentUser(
   stores: Pick<TransactionStores, 'users'>,
   claims: AccessClaims,
   minimum: Role = 'member',
-): Promise<User> {
+): Promise<UserRecord> {
   const user = await stores.users.findById(claims.tenantId, claims.userId);
   if (!user) throw invalidToken();
   if (!atLeast(user.role, minimum)) {

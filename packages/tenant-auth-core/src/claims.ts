@@ -1,0 +1,52 @@
+import type { Role } from './members/roles.js';
+import type { PublicUser, Tenant } from './records.js';
+
+/**
+ * Verified claims of an access token.
+ *
+ * @example
+ * const { userId, tenantId, sessionId }: AccessClaims = await auth.verifyAccessToken(token);
+ */
+export interface AccessClaims {
+  userId: string;
+  tenantId: string;
+  sessionId: string;
+  /**
+   * The role when the token was signed (up to its lifetime old). Fine for showing or hiding things;
+   * operations that need a role check the current one in the stores (`auth.authorize`).
+   */
+  role: Role;
+  /** Whether the email was verified when the token was signed. */
+  emailVerified: boolean;
+  jti: string;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+/**
+ * The token response of login, registration and refresh (API.md, "Token response").
+ *
+ * @example
+ * const { accessToken, refreshToken, expiresIn }: TokenResponse = await auth.login(input);
+ */
+export interface TokenResponse {
+  user: PublicUser;
+  session: { id: string; expiresAt: Date };
+  accessToken: string;
+  refreshToken: string;
+  tokenType: 'Bearer';
+  /** Access token lifetime in seconds. */
+  expiresIn: number;
+  /** Refresh token lifetime in seconds. */
+  refreshExpiresIn: number;
+}
+
+/**
+ * What registration answers: the token response plus the new tenant.
+ *
+ * @example
+ * const { tenant, accessToken }: RegisterResult = await auth.register(input);
+ */
+export interface RegisterResult extends TokenResponse {
+  tenant: Tenant;
+}
