@@ -6,9 +6,10 @@ import type {
   OneTimeTokenRecord,
   OutboxMessageRecord,
   SessionRecord,
+  SessionRotation,
   TenantRecord,
   UserRecord,
-} from '../records.js';
+} from '../store-kit.js';
 
 /** @internal Test data builders with valid UUIDs (real databases type-check them). */
 export const T0 = Date.UTC(2026, 0, 1);
@@ -27,7 +28,7 @@ export function tenantAndOwner(overrides: { email?: string; slug?: string } = {}
     tenant: {
       id: tenantId,
       slug: overrides.slug ?? `tenant-${tag}`,
-      name: `Tenant ${tag}`,
+      name: `TenantRecord ${tag}`,
       createdAt: at(0),
     },
     user: {
@@ -138,3 +139,14 @@ export function sessionFor(user: UserRecord, overrides: Partial<SessionRecord> =
     ...overrides,
   };
 }
+
+/** The fields a rotation at `ms` sets, sliding `days` (7 by default); a fresh refresh hash unless given. */
+export const rotation = (ms: number, refreshHash = hex64(), days = 7): SessionRotation => ({
+  refreshHash,
+  refreshJti: `jti-${refreshHash.slice(0, 8)}`,
+  refreshIssuedAt: at(ms),
+  refreshExpiresAt: at(ms + days * 86_400_000),
+  expiresAt: at(ms + days * 86_400_000),
+  lastUsedAt: at(ms),
+  rotatedAt: at(ms),
+});

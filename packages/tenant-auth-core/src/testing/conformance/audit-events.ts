@@ -1,31 +1,29 @@
 import { randomBytes } from 'node:crypto';
-import { uuidv7 } from '../../ids.js';
-import type { AuditEventRecord } from '../../records.js';
-import { at, auditEvent, hex64, sessionFor } from '../fixtures.js';
-import { type ConformanceContext, Rollback } from './context.js';
+import type { AuditEventRecord } from '../../store-kit.js';
+import { uuidv7 } from '../../store-kit.js';
+import { at, auditEvent, hex64, rotation, sessionFor } from '../fixtures.js';
+import { type ConformanceContext, inAnotherTenant, Rollback } from './context.js';
 
-/** @internal Conformance cases of `auditEvents`. */
-export function auditEventCases({ test, stores, seedUser }: ConformanceContext): void {
+/** Events at increasing times, with time-ordered ids as core makes them. */
+const eventAt = (tenantId: string, ms: number, overrides: Partial<AuditEventRecord> = {}) =>
+  auditEvent(tenantId, {
+    id: uuidv7({ now: () => at(ms) }, (n) => randomBytes(n)),
+    at: at(ms),
+    ...overrides,
+  });
+
+/** @internal Conformance cases of `auditEvents.list`. */
+export function auditListCases({ test, stores, seedUser }: ConformanceContext): void {
   const { describe, it, expect } = test;
   const audit = () => stores().auditEvents;
-  /** Events at increasing times, with time-ordered ids as core makes them. */
-  const eventAt = (tenantId: string, ms: number, overrides: Partial<AuditEventRecord> = {}) =>
-    auditEvent(tenantId, {
-      id: uuidv7({ now: () => at(ms) }, (n) => randomBytes(n)),
-      at: at(ms),
-      ...overrides,
-    });
 
-  describe('audit events', () => {
-    it('lists the events of a tenant newest first, up to the limit, and none of another tenant', async () => {
+  describe('auditEvents.list', () => {
+    it('lists the events of a tenant newest first, up to the limit', async () => {
       const owner = await seedUser();
-      const other = await seedUser();
       const events = [1, 2, 3].map((ms) => eventAt(owner.tenantId, ms, { actorId: owner.id }));
       for (const e of events) await audit().append(e);
-      await audit().append(eventAt(other.tenantId, 4));
       expect(await audit().list(owner.tenantId, { limit: 10 })).toEqual([...events].reverse());
       expect(await audit().list(owner.tenantId, { limit: 2 })).toEqual([events[2], events[1]]);
-      expect(await audit().list(other.tenantId, { limit: 10 })).toHaveLength(1);
       expect(await audit().list('not-a-uuid', { limit: 10 })).toEqual([]);
     });
 
@@ -73,9 +71,8 @@ export function auditEventCases({ test, stores, seedUser }: ConformanceContext):
       expect(seen).toEqual(before.map((e) => e.id).reverse());
     });
 
-    it('filters by type and by user (as actor or subject), within the tenant', async () => {
+    it('filters by type and by user (as actor or subject)', async () => {
       const owner = await seedUser();
-      const other = await seedUser();
       const memberId = '0192f1c4-5f3a-7c1e-9a4b-3d2f1e0c9b8a';
       const login = eventAt(owner.tenantId, 1, {
         type: 'login_succeeded',
@@ -88,12 +85,7 @@ export function auditEventCases({ test, stores, seedUser }: ConformanceContext):
         subjectId: memberId,
       });
       const failed = eventAt(owner.tenantId, 3, { type: 'login_failed', actorId: null, subjectId: memberId });
-      const foreign = eventAt(other.tenantId, 4, {
-        type: 'login_failed',
-        actorId: null,
-        subjectId: memberId,
-      });
-      for (const e of [login, change, failed, foreign]) await audit().append(e);
+      for (const e of [login, change, failed]) await audit().append(e);
       expect(await audit().list(owner.tenantId, { limit: 10, type: 'login_failed' })).toEqual([failed]);
       expect(await audit().list(owner.tenantId, { limit: 10, userId: memberId })).toEqual([failed, change]);
       expect(await audit().list(owner.tenantId, { limit: 10, userId: owner.id })).toEqual([change, login]);
@@ -105,6 +97,49 @@ export function auditEventCases({ test, stores, seedUser }: ConformanceContext):
       ]);
     });
 
+    it(inAnotherTenant("lists that tenant's events only, with or without filters"), async () => {
+      const owner = await seedUser();
+      const other = await seedUser();
+      const memberId = '0192f1c4-5f3a-7c1e-9a4b-3d2f1e0c9b8a';
+      const failed = eventAt(owner.tenantId, 3, { type: 'login_failed', actorId: null, subjectId: memberId });
+      const foreign = eventAt(other.tenantId, 4, {
+        type: 'login_failed',
+        actorId: null,
+        subjectId: memberId,
+      });
+      for (const e of [eventAt(owner.tenantId, 1, { actorId: owner.id }), failed, foreign]) {
+        await audit().append(e);
+      }
+      expect(await audit().list(other.tenantId, { limit: 10 })).toHaveLength(1);
+      expect(await audit().list(owner.tenantId, { limit: 10, userId: memberId })).toEqual([failed]);
+      expect(await audit().list(other.tenantId, { limit: 10, type: 'login_failed' })).toEqual([foreign]);
+      expect(await audit().list(other.tenantId, { limit: 10, userId: memberId })).toEqual([foreign]);
+      expect(await audit().list(other.tenantId, { limit: 10, before: foreign.id })).toEqual([]);
+    });
+  });
+}
+
+/** @internal Conformance cases of `auditEvents.append` and `auditEvents.deleteOlderThan`. */
+export function auditWriteCases({ test, stores, seedUser }: ConformanceContext): void {
+  const { describe, it, expect } = test;
+  const audit = () => stores().auditEvents;
+
+  describe('auditEvents.append', () => {
+    it('records nothing for a change that rolled back', async () => {
+      const owner = await seedUser();
+      await expect(
+        stores().transaction(async (tx) => {
+          await tx.users.setRole(owner.tenantId, owner.id, 'admin');
+          await tx.auditEvents.append(eventAt(owner.tenantId, 1, { type: 'member_role_changed' }));
+          throw new Rollback('last owner');
+        }),
+      ).rejects.toBeInstanceOf(Rollback);
+      expect(await audit().list(owner.tenantId, { limit: 10 })).toEqual([]);
+      expect((await stores().users.findById(owner.tenantId, owner.id))?.role).toBe('owner');
+    });
+  });
+
+  describe('auditEvents.deleteOlderThan', () => {
     it('deletes events older than the retention, across tenants, in bounded batches', async () => {
       const owner = await seedUser();
       const other = await seedUser();
@@ -118,20 +153,20 @@ export function auditEventCases({ test, stores, seedUser }: ConformanceContext):
       expect(await audit().list(owner.tenantId, { limit: 10 })).toEqual([kept]);
       expect(await audit().list(other.tenantId, { limit: 10 })).toEqual([]);
     });
+  });
+}
 
-    it('appends the event of a rotation if and only if the rotation wins, of 20 concurrent ones once', async () => {
+/** @internal Conformance cases of the audit event `sessions.rotate` appends when it wins. */
+export function rotationEventCases({ test, stores, seedUser }: ConformanceContext): void {
+  const { describe, it, expect } = test;
+  const audit = () => stores().auditEvents;
+  const next = (ms: number) => rotation(ms, hex64(), 1);
+
+  describe('sessions.rotate with an audit event', () => {
+    it('appends the event if and only if the rotation wins, of 20 concurrent ones once', async () => {
       const owner = await seedUser();
       const session = sessionFor(owner);
       await stores().sessions.create(session);
-      const next = (ms: number) => ({
-        refreshHash: hex64(),
-        refreshJti: `jti-${ms}`,
-        refreshIssuedAt: at(ms),
-        refreshExpiresAt: at(ms + 86_400_000),
-        expiresAt: at(ms + 86_400_000),
-        lastUsedAt: at(ms),
-        rotatedAt: at(ms),
-      });
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           stores().sessions.rotate(
@@ -151,7 +186,7 @@ export function auditEventCases({ test, stores, seedUser }: ConformanceContext):
       const events = await audit().list(owner.tenantId, { limit: 50 });
       expect(events.map((e) => e.type)).toEqual(['refreshed']);
       expect(events[0]).toMatchObject({ sessionId: session.id, actorId: owner.id, tenantId: owner.tenantId });
-      // A rotation that loses (a stale hash, another tenant) appends nothing.
+      // A rotation that loses (a stale hash) appends nothing.
       expect(
         await stores().sessions.rotate(
           owner.tenantId,
@@ -161,7 +196,14 @@ export function auditEventCases({ test, stores, seedUser }: ConformanceContext):
           eventAt(owner.tenantId, 5_000),
         ),
       ).toBe(false);
+      expect(await audit().list(owner.tenantId, { limit: 50 })).toHaveLength(1);
+    });
+
+    it(inAnotherTenant('the rotation is refused and appends nothing, there or here'), async () => {
+      const owner = await seedUser();
       const other = await seedUser();
+      const session = sessionFor(owner);
+      await stores().sessions.create(session);
       expect(
         await stores().sessions.rotate(
           other.tenantId,
@@ -171,21 +213,8 @@ export function auditEventCases({ test, stores, seedUser }: ConformanceContext):
           eventAt(other.tenantId, 6_000),
         ),
       ).toBe(false);
-      expect(await audit().list(owner.tenantId, { limit: 50 })).toHaveLength(1);
+      expect(await audit().list(owner.tenantId, { limit: 50 })).toEqual([]);
       expect(await audit().list(other.tenantId, { limit: 50 })).toEqual([]);
-    });
-
-    it('records nothing for a change that rolled back', async () => {
-      const owner = await seedUser();
-      await expect(
-        stores().transaction(async (tx) => {
-          await tx.users.setRole(owner.tenantId, owner.id, 'admin');
-          await tx.auditEvents.append(eventAt(owner.tenantId, 1, { type: 'member_role_changed' }));
-          throw new Rollback('last owner');
-        }),
-      ).rejects.toBeInstanceOf(Rollback);
-      expect(await audit().list(owner.tenantId, { limit: 10 })).toEqual([]);
-      expect((await stores().users.findById(owner.tenantId, owner.id))?.role).toBe('owner');
     });
   });
 }

@@ -1,12 +1,12 @@
 import { at, oneTimeToken } from '../fixtures.js';
-import { type ConformanceContext, Rollback } from './context.js';
+import { type ConformanceContext, inAnotherTenant, Rollback } from './context.js';
 
-/** @internal Conformance cases of `oneTimeTokens`. */
-export function oneTimeTokenCases({ test, stores, seedUser }: ConformanceContext): void {
+/** @internal Conformance cases of `oneTimeTokens.issue` and `oneTimeTokens.find`. */
+export function tokenIssueCases({ test, stores, seedUser }: ConformanceContext): void {
   const { describe, it, expect } = test;
   const tokens = () => stores().oneTimeTokens;
 
-  describe('one-time tokens', () => {
+  describe('oneTimeTokens.find', () => {
     it('finds a token by kind and hash until it expires, without consuming it', async () => {
       const owner = await seedUser();
       const token = oneTimeToken('email_verification', owner.tenantId, {
@@ -22,45 +22,36 @@ export function oneTimeTokenCases({ test, stores, seedUser }: ConformanceContext
       expect(await tokens().find('password_reset', token.tokenHash, at(0))).toBeNull();
       expect(await tokens().find('email_verification', 'f'.repeat(64), at(0))).toBeNull();
     });
+  });
 
-    it('replaces the older invitation of the same address in the same tenant, and no other', async () => {
+  describe('oneTimeTokens.issue', () => {
+    it('replaces the older invitation of the same address, not those of other addresses', async () => {
       const owner = await seedUser();
-      const other = await seedUser();
       const first = oneTimeToken('invitation', owner.tenantId, { email: 'bob@example.com' });
-      const elsewhere = oneTimeToken('invitation', other.tenantId, { email: 'bob@example.com' });
       const someoneElse = oneTimeToken('invitation', owner.tenantId, { email: 'carol@example.com' });
       await tokens().issue(first);
-      await tokens().issue(elsewhere);
       await tokens().issue(someoneElse);
       const second = oneTimeToken('invitation', owner.tenantId, { email: 'bob@example.com', role: 'admin' });
       await tokens().issue(second);
       expect(await tokens().find('invitation', first.tokenHash, at(0))).toBeNull();
       expect(await tokens().find('invitation', second.tokenHash, at(0))).toEqual(second);
-      expect(await tokens().find('invitation', elsewhere.tokenHash, at(0))).toEqual(elsewhere);
       expect(await tokens().find('invitation', someoneElse.tokenHash, at(0))).toEqual(someoneElse);
     });
 
-    it("replaces the older token of the same kind for the same user, not other kinds nor other users'", async () => {
+    it('replaces the older token of the same kind for the same user, not those of other kinds', async () => {
       const owner = await seedUser();
-      const other = await seedUser();
       const reset = oneTimeToken('password_reset', owner.tenantId, { userId: owner.id, email: owner.email });
       const verify = oneTimeToken('email_verification', owner.tenantId, {
         userId: owner.id,
         email: owner.email,
       });
-      const othersReset = oneTimeToken('password_reset', other.tenantId, {
-        userId: other.id,
-        email: other.email,
-      });
       await tokens().issue(reset);
       await tokens().issue(verify);
-      await tokens().issue(othersReset);
       const newer = oneTimeToken('password_reset', owner.tenantId, { userId: owner.id, email: owner.email });
       await tokens().issue(newer);
       expect(await tokens().find('password_reset', reset.tokenHash, at(0))).toBeNull();
       expect(await tokens().find('password_reset', newer.tokenHash, at(0))).toEqual(newer);
       expect(await tokens().find('email_verification', verify.tokenHash, at(0))).toEqual(verify);
-      expect(await tokens().find('password_reset', othersReset.tokenHash, at(0))).toEqual(othersReset);
     });
 
     it('leaves one live token of a subject after concurrent issues, inside transactions or not', async () => {
@@ -83,6 +74,33 @@ export function oneTimeTokenCases({ test, stores, seedUser }: ConformanceContext
       expect(await tokens().listPending(owner.tenantId, 'invitation', at(0))).toHaveLength(1);
     });
 
+    it(
+      inAnotherTenant("replaces nothing: not its invitation of the same address, nor its user's tokens"),
+      async () => {
+        const owner = await seedUser();
+        const other = await seedUser();
+        const elsewhere = oneTimeToken('invitation', other.tenantId, { email: 'bob@example.com' });
+        const othersReset = oneTimeToken('password_reset', other.tenantId, {
+          userId: other.id,
+          email: other.email,
+        });
+        await tokens().issue(elsewhere);
+        await tokens().issue(othersReset);
+        await tokens().issue(oneTimeToken('invitation', owner.tenantId, { email: 'bob@example.com' }));
+        await tokens().issue(oneTimeToken('password_reset', owner.tenantId, { userId: owner.id }));
+        expect(await tokens().find('invitation', elsewhere.tokenHash, at(0))).toEqual(elsewhere);
+        expect(await tokens().find('password_reset', othersReset.tokenHash, at(0))).toEqual(othersReset);
+      },
+    );
+  });
+}
+
+/** @internal Conformance cases of `oneTimeTokens.consume`. */
+export function tokenConsumeCases({ test, stores, seedUser }: ConformanceContext): void {
+  const { describe, it, expect } = test;
+  const tokens = () => stores().oneTimeTokens;
+
+  describe('oneTimeTokens.consume', () => {
     it('consumes a token once: the first consume gets it, later ones and other kinds get nothing', async () => {
       const owner = await seedUser();
       const token = oneTimeToken('password_reset', owner.tenantId, { userId: owner.id, email: owner.email });
@@ -127,10 +145,17 @@ export function oneTimeTokenCases({ test, stores, seedUser }: ConformanceContext
       ).rejects.toBeInstanceOf(Rollback);
       expect(await tokens().find('invitation', token.tokenHash, at(0))).toEqual(token);
     });
+  });
+}
 
-    it('lists the pending tokens of a kind in a tenant, newest first, without expired ones or other tenants', async () => {
+/** @internal Conformance cases of the tenant's verbs of `oneTimeTokens`, and of its cleanup. */
+export function tokenTenantCases({ test, stores, seedUser }: ConformanceContext): void {
+  const { describe, it, expect } = test;
+  const tokens = () => stores().oneTimeTokens;
+
+  describe('oneTimeTokens.listPending', () => {
+    it('lists the pending tokens of a kind in a tenant, newest first, without expired ones', async () => {
       const owner = await seedUser();
-      const other = await seedUser();
       const older = oneTimeToken('invitation', owner.tenantId, { createdAt: at(1), createdBy: owner.id });
       const newer = oneTimeToken('invitation', owner.tenantId, { createdAt: at(2), createdBy: owner.id });
       const expired = oneTimeToken('invitation', owner.tenantId, { expiresAt: at(10) });
@@ -138,18 +163,26 @@ export function oneTimeTokenCases({ test, stores, seedUser }: ConformanceContext
       await tokens().issue(newer);
       await tokens().issue(expired);
       await tokens().issue(oneTimeToken('password_reset', owner.tenantId, { userId: owner.id }));
-      await tokens().issue(oneTimeToken('invitation', other.tenantId));
       expect(await tokens().listPending(owner.tenantId, 'invitation', at(10))).toEqual([newer, older]);
-      expect(await tokens().listPending(other.tenantId, 'invitation', at(10))).toHaveLength(1);
       expect(await tokens().listPending('not-a-uuid', 'invitation', at(10))).toEqual([]);
     });
 
-    it('revokes one token by id only in its tenant and kind', async () => {
+    it(inAnotherTenant("lists that tenant's tokens only"), async () => {
       const owner = await seedUser();
       const other = await seedUser();
+      await tokens().issue(oneTimeToken('invitation', owner.tenantId, { createdBy: owner.id }));
+      const theirs = oneTimeToken('invitation', other.tenantId);
+      await tokens().issue(theirs);
+      expect(await tokens().listPending(other.tenantId, 'invitation', at(10))).toHaveLength(1);
+      expect(await tokens().listPending(other.tenantId, 'invitation', at(10))).toEqual([theirs]);
+    });
+  });
+
+  describe('oneTimeTokens.revoke', () => {
+    it('revokes one token by id, only of its kind', async () => {
+      const owner = await seedUser();
       const token = oneTimeToken('invitation', owner.tenantId);
       await tokens().issue(token);
-      expect(await tokens().revoke(other.tenantId, 'invitation', token.id)).toBe(false);
       expect(await tokens().revoke(owner.tenantId, 'password_reset', token.id)).toBe(false);
       expect(await tokens().find('invitation', token.tokenHash, at(0))).toEqual(token);
       expect(await tokens().revoke(owner.tenantId, 'invitation', token.id)).toBe(true);
@@ -158,23 +191,44 @@ export function oneTimeTokenCases({ test, stores, seedUser }: ConformanceContext
       expect(await tokens().revoke(owner.tenantId, 'invitation', 'not-a-uuid')).toBe(false);
     });
 
-    it("revokes a user's tokens of one kind, not other kinds nor other tenants'", async () => {
+    it(inAnotherTenant('false, and the token stays'), async () => {
       const owner = await seedUser();
       const other = await seedUser();
+      const token = oneTimeToken('invitation', owner.tenantId);
+      await tokens().issue(token);
+      expect(await tokens().revoke(other.tenantId, 'invitation', token.id)).toBe(false);
+      expect(await tokens().find('invitation', token.tokenHash, at(0))).toEqual(token);
+    });
+  });
+
+  describe('oneTimeTokens.revokeForUser', () => {
+    it("revokes a user's tokens of one kind, not other kinds", async () => {
+      const owner = await seedUser();
       const reset = oneTimeToken('password_reset', owner.tenantId, { userId: owner.id });
       const verify = oneTimeToken('email_verification', owner.tenantId, { userId: owner.id });
-      const othersReset = oneTimeToken('password_reset', other.tenantId, { userId: other.id });
       await tokens().issue(reset);
       await tokens().issue(verify);
-      await tokens().issue(othersReset);
-      expect(await tokens().revokeForUser(other.tenantId, owner.id, 'password_reset')).toBe(0);
       expect(await tokens().revokeForUser(owner.tenantId, owner.id, 'password_reset')).toBe(1);
       expect(await tokens().find('password_reset', reset.tokenHash, at(0))).toBeNull();
       expect(await tokens().find('email_verification', verify.tokenHash, at(0))).toEqual(verify);
-      expect(await tokens().find('password_reset', othersReset.tokenHash, at(0))).toEqual(othersReset);
     });
 
-    it('deletes exactly the expired tokens, in bounded batches', async () => {
+    it(inAnotherTenant('revokes nothing, there or here'), async () => {
+      const owner = await seedUser();
+      const other = await seedUser();
+      const reset = oneTimeToken('password_reset', owner.tenantId, { userId: owner.id });
+      const othersReset = oneTimeToken('password_reset', other.tenantId, { userId: other.id });
+      await tokens().issue(reset);
+      await tokens().issue(othersReset);
+      expect(await tokens().revokeForUser(other.tenantId, owner.id, 'password_reset')).toBe(0);
+      expect(await tokens().find('password_reset', reset.tokenHash, at(0))).toEqual(reset);
+      expect(await tokens().revokeForUser(owner.tenantId, owner.id, 'password_reset')).toBe(1);
+      expect(await tokens().find('password_reset', othersReset.tokenHash, at(0))).toEqual(othersReset);
+    });
+  });
+
+  describe('oneTimeTokens.deleteExpired', () => {
+    it('deletes exactly the expired tokens, across tenants, in bounded batches', async () => {
       const owner = await seedUser();
       const other = await seedUser();
       for (let i = 0; i < 5; i++) {

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** Every source file the module at `entry` reaches through relative imports (type-only ones too). */
+function reachable(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = readFileSync(file, 'utf8');
+    for (const [, specifier] of source.matchAll(/from '(\.[^']+)'/g)) {
+      queue.push(resolve(dirname(file), specifier!.replace(/\.js$/, '.ts')));
+    }
+  }
+  return seen;
+}
+
+describe('tenant-auth-core/testing', () => {
+  it('reaches neither createTenantAuth nor any service of core: the suites call the store ports alone', () => {
+    const files = [...reachable(resolve(here, 'index.ts'))].map((f) =>
+      f.slice(resolve(here, '..').length + 1),
+    );
+    expect(files).toContain('testing/store-conformance.ts');
+    expect(files.filter((f) => /^(create-tenant-auth|services|tenant-auth|index)\.ts$/.test(f))).toEqual([]);
+    // members/roles.ts is vocabulary (the role list), a leaf under every layer, not a service.
+    const services = files.filter((f) => /^(sessions|tokens|accounts|members|mail|audit)\//.test(f));
+    expect(services.filter((f) => f !== 'members/roles.ts')).toEqual([]);
+  });
+});
