@@ -100,8 +100,3 @@ export function createRoutes(settings: RouteSettings): RouteDefinition[] {
     (operation) => routeOf(operation, settings, fields),
   );
 }
-
-/** @internal Names of the routes that take the strict budget (until the document derives it too). */
-export const STRICT_ROUTES: ReadonlySet<string> = new Set(
-  OPERATIONS.filter((operation) => operation.budget === 'strict').map((operation) => operation.id),
-);
