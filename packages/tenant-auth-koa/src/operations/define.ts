@@ -5,6 +5,9 @@ import type { AuthContext, AuthState } from '../auth-state.js';
 import type { ResolvedCookieOptions } from '../cookies.js';
 import type { HealthCheck } from '../health.js';
 import type { requestSchemas } from '../http-contract.js';
+
+export type { Same } from '../contract-parts.js';
+
 import type { ProblemCode } from '../problem-codes.js';
 
 /** @internal What the handlers need, built once by `createTenantAuthKoa`. */
@@ -181,11 +184,3 @@ export function defineOperation<
 >(operation: Operation<P, B, Q, R, C, S>): Operation {
   return operation as unknown as Operation;
 }
-
-/**
- * @internal Whether two types are the same (each assignable to the other). With `satisfies`, it ties a
- * request schema to the input of the core method its handler calls: a field renamed, added or made
- * optional on either side fails to compile.
- */
-export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? SameKeys<A, B> : false) : false;
-type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
