@@ -1,7 +1,8 @@
-// The OpenAPI document of tenant-auth's routes, built by tenant-auth-koa's `buildOpenApiDocument` with the
-// defaults of a `TenantAuth` (its password policy and input limits) and of `createTenantAuthKoa` (prefix
-// `/api/v1`, development cookie names, `/health` on): what the reference server serves at
-// `/api/v1/openapi.json`. Run from the sources with tsx, so no build is needed.
+// The OpenAPI document of tenant-auth's routes, built by tenant-auth-koa's `buildOpenApiDocument` from its
+// operation table (packages/tenant-auth-koa/src/operations/), with the defaults of a `TenantAuth` (its
+// password policy and input limits) and of `createTenantAuthKoa` (prefix `/api/v1`, development cookie
+// names, `/health` on): what the reference server serves at `/api/v1/openapi.json`. Run from the sources
+// with tsx, so no build is needed.
 //
 //   pnpm exec tsx scripts/openapi-document.ts [out.json]     # default: dist/openapi.json
 //

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from 'tenant-auth-core/testing';
-import type { RegisterResponseJson, TokenResponseJson } from 'tenant-auth-koa';
+import type { RegisterResponseJson, TokenResponseJson } from 'tenant-auth-koa/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, PASSWORD, setCookies, uniqueEmail } from './helpers/http.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';

@@ -14,7 +14,7 @@
  * The scanner is shared with the fuzzer (helpers/secret-scan.ts), which checks its own log the same way.
  */
 import { ManualClock } from 'tenant-auth-core/testing';
-import type { RegisterResponseJson, TokenResponseJson } from 'tenant-auth-koa';
+import type { RegisterResponseJson, TokenResponseJson } from 'tenant-auth-koa/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, api, setCookies, uniqueEmail } from './helpers/http.js';
 import { closeRawConnections, rawRequest } from './helpers/raw-http.js';

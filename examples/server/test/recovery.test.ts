@@ -1,4 +1,4 @@
-import type { TokenResponseJson } from 'tenant-auth-koa';
+import type { TokenResponseJson } from 'tenant-auth-koa/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, expectProblem, PASSWORD, setCookies, uniqueEmail } from './helpers/http.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';

@@ -1,7 +1,7 @@
 // Generates src/contract.generated.ts: the request and response types of the HTTP contract, and the
-// table of its operations, from the OpenAPI document that tenant-auth-koa builds from its zod schemas
-// (scripts/openapi-document.ts at the repository root). One source: the types are never written by hand,
-// and the client needs neither zod nor tenant-auth-koa at run time.
+// table of its operations, from the OpenAPI document that tenant-auth-koa derives from its operation table
+// and zod schemas (scripts/openapi-document.ts at the repository root). One source: the types are never
+// written by hand, and the client needs neither zod nor tenant-auth-koa at run time.
 //
 //   pnpm --filter tenant-auth-client generate      # rewrites src/contract.generated.ts
 //

@@ -1,147 +1,24 @@
-import type { AuditEventType, InputLimits, Role } from 'tenant-auth-core';
 import { z } from 'zod';
-import { MAX_TOKEN_LENGTH, PROBLEM_CODES } from './problem-codes.js';
+import {
+  auditCursor,
+  auditEventTypeSchema,
+  fieldErrorCodeSchema,
+  id,
+  isoDate,
+  problemCodeSchema,
+  roleSchema,
+} from './contract-parts.js';
 
-/**
- * The request bodies of the routes, with the limits of the `TenantAuth` they are served by. They
- * document the contract (OpenAPI); core validates the values, with the same limits.
- *
- * @example
- * const { register } = requestSchemas(auth.inputLimits);
- * register.parse({ email: 'ada@example.com', password: 'Correct-Horse-42' });
- */
-export function requestSchemas(limits: InputLimits) {
-  const email = z.string().max(limits.emailMaxLength).meta({
-    description: 'Email address; trimmed and lower-cased (ASCII letters only).',
-    format: 'email',
-  });
-  const deviceInfo = z
-    .string()
-    .max(limits.deviceInfoMaxLength)
-    .optional()
-    .meta({ description: 'Free text naming the device; default: a summary of the user agent.' });
-  const newPassword = z
-    .string()
-    .min(limits.passwordMinLength)
-    .max(limits.passwordMaxLength)
-    .meta({ description: 'Password; see the password policy.' });
-  const currentPassword = z
-    .string()
-    .max(limits.loginFieldMaxLength)
-    .meta({ description: 'The current password (re-authentication).' });
-  const oneTimeToken = z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{43}$/)
-    .meta({ description: 'The token from the link of the email (`?token=`).' });
-  return {
-    register: z
-      .object({
-        email,
-        password: newPassword,
-        tenantName: z
-          .string()
-          .min(1)
-          .max(limits.tenantNameMaxLength)
-          .optional()
-          .meta({ description: 'Tenant name; the slug is derived from it. Default: the email local part.' }),
-        deviceInfo,
-      })
-      .meta({ id: 'RegisterRequest', description: 'The body of `POST /auth/register`.' }),
-    login: z
-      .object({
-        email: z
-          .string()
-          .max(limits.loginFieldMaxLength)
-          .meta({ description: 'The email address of the account.' }),
-        password: z.string().max(limits.loginFieldMaxLength).meta({ description: 'Its password.' }),
-        deviceInfo,
-      })
-      .meta({ id: 'LoginRequest', description: 'The body of `POST /auth/login`.' }),
-    refresh: z
-      .object({
-        refreshToken: z.string().max(MAX_TOKEN_LENGTH).optional().meta({
-          description:
-            'The refresh token, when it is sent neither as `Authorization: Bearer` nor as the cookie.',
-        }),
-      })
-      .meta({
-        id: 'RefreshRequest',
-        description:
-          'The body of `POST /auth/refresh` (optional: the token may come as a header or cookie instead).',
-      }),
-    changeMemberRole: z.object({ role: roleSchema }).meta({
-      id: 'ChangeMemberRoleRequest',
-      description: 'The body of `PATCH /tenants/me/members/{userId}`.',
-    }),
-    createInvitation: z
-      .object({ email, role: roleSchema })
-      .meta({ id: 'CreateInvitationRequest', description: 'The body of `POST /tenants/me/invitations`.' }),
-    acceptInvitation: z
-      .object({ token: oneTimeToken, password: newPassword, deviceInfo })
-      .meta({ id: 'AcceptInvitationRequest', description: 'The body of `POST /auth/invitations/accept`.' }),
-    forgotPassword: z
-      .object({ email })
-      .meta({ id: 'ForgotPasswordRequest', description: 'The body of `POST /auth/password/forgot`.' }),
-    resetPassword: z
-      .object({ token: oneTimeToken, password: newPassword })
-      .meta({ id: 'ResetPasswordRequest', description: 'The body of `POST /auth/password/reset`.' }),
-    changePassword: z
-      .object({ currentPassword: currentPassword, newPassword })
-      .meta({ id: 'ChangePasswordRequest', description: 'The body of `POST /auth/password/change`.' }),
-    verifyEmail: z
-      .object({ token: oneTimeToken })
-      .meta({ id: 'VerifyEmailRequest', description: 'The body of `POST /auth/email/verify`.' }),
-    changeEmail: z
-      .object({ newEmail: email, password: currentPassword })
-      .meta({ id: 'ChangeEmailRequest', description: 'The body of `POST /auth/email/change`.' }),
-    confirmEmailChange: z.object({ token: oneTimeToken }).meta({
-      id: 'ConfirmEmailChangeRequest',
-      description: 'The body of `POST /auth/email/change/confirm`.',
-    }),
-    deleteAccount: z
-      .object({ password: currentPassword })
-      .meta({ id: 'DeleteAccountRequest', description: 'The body of `DELETE /users/me`.' }),
-    /** The query of `DELETE /sessions`. */
-    revokeAllSessionsQuery: z
-      .object({
-        except: z
-          .literal('current')
-          .optional()
-          .meta({ description: "`current` keeps the caller's own session." }),
-      })
-      .meta({ id: 'RevokeAllSessionsQuery', description: 'The query of `DELETE /sessions`.' }),
-    /** The query of `GET /tenants/me/audit-events`. */
-    auditEventQuery: z
-      .object({
-        limit: z.int().min(1).max(200).optional().meta({ description: 'Page size, 1 to 200; default 50.' }),
-        before: auditCursor().optional().meta({ description: 'The `next` cursor of the previous page.' }),
-        type: auditEventTypeSchema.optional(),
-        userId: z.uuid().optional().meta({ description: 'Events this user did or underwent.' }),
-      })
-      .meta({ id: 'AuditEventQuery', description: 'The query of `GET /tenants/me/audit-events`.' }),
-  };
-}
-
-const isoDate = () => z.iso.datetime({ offset: false }).meta({ description: 'ISO 8601 date-time, UTC.' });
-
-/** Ids are UUIDs (version 7, time-ordered). */
-const id = (description?: string) => z.uuid().meta(description ? { description } : {});
-
-/** A cursor of the audit log: opaque, base64url. */
-const auditCursor = () => z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+export {
+  auditEventTypeSchema,
+  fieldErrorCodeSchema,
+  problemCodeSchema,
+  roleSchema,
+} from './contract-parts.js';
+export { requestSchemas } from './request-schemas.js';
 
 /** Largest lifetime a token response states, in seconds: a signed 32-bit integer, as clients' timers hold. */
 const MAX_LIFETIME_SECONDS = 2_147_483_647;
-
-/**
- * A role: `owner` > `admin` > `member`.
- *
- * @example
- * const role = roleSchema.parse(body.role);
- */
-export const roleSchema = z
-  .enum(['owner', 'admin', 'member'])
-  .meta({ id: 'Role', description: 'A role in the tenant: `owner` > `admin` > `member`.' });
 
 /**
  * `user` of a token response.
@@ -223,42 +100,6 @@ export const invitationResponseSchema = z
 export const invitationListSchema = z
   .object({ invitations: z.array(invitationSchema) })
   .meta({ id: 'InvitationList', description: 'The body of `GET /tenants/me/invitations`.' });
-
-/**
- * The types of audit event (API.md, "Audit log").
- *
- * @example
- * const type = auditEventTypeSchema.parse(url.searchParams.get('type'));
- */
-export const auditEventTypeSchema = z
-  .enum([
-    'registered',
-    'login_succeeded',
-    'login_failed',
-    'refreshed',
-    'refresh_reissued',
-    'replay_detected',
-    'logout',
-    'session_revoked',
-    'sessions_revoked',
-    'password_reset_requested',
-    'password_reset',
-    'password_changed',
-    'email_verified',
-    'email_changed',
-    'invitation_created',
-    'invitation_revoked',
-    'invitation_accepted',
-    'member_role_changed',
-    'member_removed',
-    'account_deleted',
-  ])
-  .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
-
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-// The contract's lists are core's types, no more and no less: a type added to core fails to compile here.
-true satisfies Same<z.infer<typeof auditEventTypeSchema>, AuditEventType>;
-true satisfies Same<z.infer<typeof roleSchema>, Role>;
 
 /**
  * One audit event.
@@ -433,30 +274,6 @@ export const healthSchema = z
   .meta({ id: 'Health', description: 'The body of `GET /health`.' });
 
 /**
- * The codes a field error can carry (core's `FieldErrorCode`).
- *
- * @example
- * if (fieldErrorCodeSchema.options.includes(error.code)) showHint(error.code);
- */
-export const fieldErrorCodeSchema = z
-  .enum([
-    'invalid_email',
-    'email_taken',
-    'too_short',
-    'too_long',
-    'missing_character_classes',
-    'contains_personal_info',
-    'common_password',
-    'required',
-    'invalid_type',
-    'invalid_value',
-    'invalid_or_expired',
-    'incorrect',
-    'invalid_role',
-  ])
-  .meta({ id: 'FieldErrorCode', description: 'Why a field was refused; switch on this.' });
-
-/**
  * One field error of a `validation_failed` problem.
  *
  * @example
@@ -469,16 +286,6 @@ export const fieldErrorSchema = z
     message: z.string().meta({ description: 'A sentence for people; never parse it.' }),
   })
   .meta({ id: 'FieldError', description: 'Why one field was refused.' });
-
-/**
- * The `code` of a problem (the `ProblemCode` union).
- *
- * @example
- * const code = problemCodeSchema.parse(body.code);
- */
-export const problemCodeSchema = z
-  .enum(PROBLEM_CODES)
-  .meta({ id: 'ProblemCode', description: 'Stable error code; switch on this.' });
 
 /**
  * RFC 9457 problem details, as every error is answered.

@@ -5,15 +5,6 @@ export type { CookieOptions, ResolvedCookieOptions } from './cookies.js';
 export type { CorsOptions } from './cors.js';
 export type { RequireAuthOptions } from './guards.js';
 export type { HealthCheckOptions } from './health.js';
-export type {
-  AuditEventJson,
-  InvitationJson,
-  MemberJson,
-  RegisterResponseJson,
-  SessionJson,
-  TenantJson,
-  TokenResponseJson,
-} from './http-contract.js';
 export { requestBody } from './json-body.js';
 export type { OpenTelemetrySpanOptions } from './open-telemetry.js';
 export { openTelemetrySpan } from './open-telemetry.js';
@@ -21,8 +12,9 @@ export type { OpenApiInfo } from './openapi.js';
 export { DEVELOPMENT_ORIGINS, originProblem } from './origins.js';
 export type { ProblemDetails } from './problem.js';
 export { respondWithProblem } from './problem.js';
+// Also exported by tenant-auth-koa/contract, the home of the contract's lists and types: `ProblemDetails`
+// is typed by it, so it is here too (the one name this entry shares with the contract's).
 export type { ProblemCode } from './problem-codes.js';
-export { PROBLEM_CODES } from './problem-codes.js';
 export type { ResponseInfo } from './response-hook.js';
 export { UNMATCHED_ROUTE } from './response-hook.js';
 export type { TenantAuthKoa, TenantAuthKoaOptions } from './tenant-auth-koa.js';

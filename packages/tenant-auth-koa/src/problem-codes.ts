@@ -4,6 +4,8 @@
  * @example
  * if (!PROBLEM_CODES.includes(body.code)) throw new Error(`unknown problem code ${body.code}`);
  */
+// TODO(enum-source): core's ERROR_CODES (minus the codes that never reach a client) once 'tenant-auth-core'
+// exports it; until then contract-parts.ts checks this list against core's TenantAuthErrorCode.
 export const PROBLEM_CODES = [
   'validation_failed',
   'invalid_json',

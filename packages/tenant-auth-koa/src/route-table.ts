@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 
-/** @internal A route of tenant-auth's own, as `createRoutes` declares it. */
+/** @internal A route of tenant-auth's own, as `createRoutes` derives it from an operation. */
 export interface RouteDefinition {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Below the prefix, with `:name` parameters of one whole segment each: `/sessions/:id`. */
@@ -122,8 +122,8 @@ function matchOf(compiled: Compiled, path: string): Match | undefined {
  * without parameters is one `Map` lookup, whatever the number of routes.
  *
  * @example
- * const table = createRouteTable('/api/v1', [{ method: 'GET', path: '/health', strict: false, authenticated: true, handler }]);
- * table.lookup('HEAD', '/api/v1/health').route?.template; // '/api/v1/health'
+ * const table = createRouteTable('/api/v1', [{ method: 'GET', path: '/ping', strict: false, authenticated: true, handler }]);
+ * table.lookup('HEAD', '/api/v1/ping').route?.template; // '/api/v1/ping'
  */
 export function createRouteTable(prefix: string, definitions: readonly RouteDefinition[]): RouteTable {
   const compiled = definitions.map((definition) => compile(prefix, definition));

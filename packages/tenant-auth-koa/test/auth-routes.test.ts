@@ -2,8 +2,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import Koa from 'koa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { healthCheck } from '../src/health.js';
-import { createTenantAuthKoa, type TenantAuthKoa } from '../src/index.js';
+import type { TenantAuthKoa } from '../src/index.js';
 import { createRoutes } from '../src/routes.js';
+import { createCheckedTenantAuthKoa } from './answer-check.js';
 import {
   cookieNamed,
   createTestAuth,
@@ -32,7 +33,7 @@ beforeEach(async () => {
   t = createTestAuth();
   dbUp = true;
   const app = new Koa();
-  koaSide = createTenantAuthKoa({
+  koaSide = createCheckedTenantAuthKoa({
     auth: t.auth,
     logger: quiet,
     health: {
@@ -526,7 +527,7 @@ describe('public documents', () => {
       accessToken: { algorithm: 'EdDSA', keys: [{ kid: 'k1', publicKey, privateKey }] },
     });
     const app = new Koa();
-    app.use(createTenantAuthKoa({ auth: eddsa.auth, logger: quiet }).middleware());
+    app.use(createCheckedTenantAuthKoa({ auth: eddsa.auth, logger: quiet }).middleware());
     const other = await listen(app);
     try {
       const res = await fetch(`${other.url}/api/v1/.well-known/jwks.json`);

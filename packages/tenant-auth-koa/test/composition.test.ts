@@ -3,6 +3,7 @@ import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AuthState, createTenantAuthKoa, type TenantAuthKoaOptions } from '../src/index.js';
+import { createCheckedTenantAuthKoa } from './answer-check.js';
 import {
   cookieNamed,
   createTestAuth,
@@ -33,7 +34,7 @@ async function hostApp(options: Partial<TenantAuthKoaOptions> = {}) {
   const t = createTestAuth({ rateLimit: { strict: 100, general: 100 } });
   const app = new Koa();
   app.use(bodyParser({ enableTypes: ['json', 'form'] }));
-  const tenantAuth = createTenantAuthKoa({ auth: t.auth, logger: quiet, ...options });
+  const tenantAuth = createCheckedTenantAuthKoa({ auth: t.auth, logger: quiet, ...options });
   app.use(tenantAuth.middleware());
   const router = new Router();
   router.post('/webhook', (ctx) => {
@@ -90,7 +91,7 @@ describe('createTenantAuthKoa scoped to its prefix', () => {
         ctx.body = { appError: (err as Error).message };
       }
     });
-    app.use(createTenantAuthKoa({ auth: t.auth, logger: quiet }).middleware());
+    app.use(createCheckedTenantAuthKoa({ auth: t.auth, logger: quiet }).middleware());
     app.use(new Router().get('/mine', (ctx) => ctx.throw(409, 'conflict of mine')).routes());
     const running = await listen(app);
     server = running;

@@ -7,7 +7,7 @@ import {
   type TenantAuthOptions,
 } from 'tenant-auth-core';
 import { ManualClock } from 'tenant-auth-core/testing';
-import type { RegisterResponseJson, TokenResponseJson } from '../src/index.js';
+import type { RegisterResponseJson, TokenResponseJson } from '../src/contract.js';
 
 export const ACCESS_SECRET = 'access-secret-access-secret-access-secret-0123';
 export const REFRESH_SECRET = 'refresh-secret-refresh-secret-refresh-secret-99';

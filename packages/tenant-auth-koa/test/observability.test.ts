@@ -17,6 +17,7 @@ import {
   type TenantAuthKoaOptions,
   UNMATCHED_ROUTE,
 } from '../src/index.js';
+import { createCheckedTenantAuthKoa } from './answer-check.js';
 import {
   createTestAuth,
   json,
@@ -50,7 +51,7 @@ async function observedApp(
   const seen: ResponseInfo[] = [];
   const t = createTestAuth({ rateLimit: { strict: 100, general: 1000 }, ...authOptions });
   const app = new Koa();
-  const tenantAuth = createTenantAuthKoa({
+  const tenantAuth = createCheckedTenantAuthKoa({
     auth: t.auth,
     logger: quiet,
     onResponse: (info) => seen.push(info),

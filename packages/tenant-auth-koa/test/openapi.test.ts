@@ -9,7 +9,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenApiValidator, type OpenApiValidator } from '../../../test-support/openapi-validator.js';
 import { fieldErrorCodeSchema, PROBLEM_CODES } from '../src/contract.js';
-import { createTenantAuthKoa } from '../src/index.js';
+import { createCheckedTenantAuthKoa } from './answer-check.js';
 import { createTestAuth, listen, ORIGIN, PASSWORD, quiet, type Running, uniqueEmail } from './helpers.js';
 
 /*
@@ -30,7 +30,7 @@ interface Server {
 
 async function start(rateLimitStore?: RateLimitStore): Promise<Server> {
   const { auth } = createTestAuth(rateLimitStore ? { rateLimit: { store: rateLimitStore } } : {});
-  const tenantAuth = createTenantAuthKoa({ auth, logger: quiet, health: { ping: async () => {} } });
+  const tenantAuth = createCheckedTenantAuthKoa({ auth, logger: quiet, health: { ping: async () => {} } });
   const app = new Koa();
   app.use(tenantAuth.middleware());
   const running = await listen(app);
@@ -275,7 +275,7 @@ describe('the OpenAPI document', () => {
         },
       },
     });
-    const tenantAuth = createTenantAuthKoa({ auth, logger: quiet, health: { ping: async () => {} } });
+    const tenantAuth = createCheckedTenantAuthKoa({ auth, logger: quiet, health: { ping: async () => {} } });
     const app = new Koa();
     app.use(tenantAuth.middleware());
     const doc = tenantAuth.openapiDocument as Doc;

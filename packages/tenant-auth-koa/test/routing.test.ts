@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenantAuthKoa, type ResponseInfo } from '../src/index.js';
+import type { ResponseInfo } from '../src/index.js';
+import { createCheckedTenantAuthKoa } from './answer-check.js';
 import { createTestAuth, listen, ORIGIN, quiet, type Running } from './helpers.js';
 
 /*
@@ -113,7 +114,7 @@ const seen: ResponseInfo[] = [];
 beforeAll(async () => {
   const { auth } = createTestAuth({ rateLimit: { strict: STRICT_LIMIT, general: GENERAL_LIMIT } });
   const app = new Koa();
-  const tenantAuth = createTenantAuthKoa({
+  const tenantAuth = createCheckedTenantAuthKoa({
     auth,
     logger: quiet,
     health: { ping: async () => {} },
@@ -208,7 +209,7 @@ describe('what routing leaves for the application, as @koa/router did', () => {
         ]),
       });
     });
-    const tenantAuth = createTenantAuthKoa({ auth, logger: quiet });
+    const tenantAuth = createCheckedTenantAuthKoa({ auth, logger: quiet });
     koa.use(tenantAuth.middleware());
     // The application's own routes under the prefix: one more method on a path of tenant-auth's, and a
     // route that fails with headers of its own.

@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { TenantAuthError } from 'tenant-auth-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTenantAuthKoa, type TenantAuthKoa, type TenantAuthKoaOptions } from '../src/index.js';
+import { createCheckedTenantAuthKoa } from './answer-check.js';
 import {
   cookieNamed,
   createTestAuth,
@@ -28,7 +29,7 @@ async function start(
   extra?: (app: Koa, side: TenantAuthKoa) => void,
 ) {
   const app = new Koa();
-  const side = createTenantAuthKoa({
+  const side = createCheckedTenantAuthKoa({
     auth: t.auth,
     logger: {
       error: (obj, msg) => logged.push({ obj, msg }),
@@ -642,7 +643,7 @@ describe('an application body parser in front', () => {
     const local = createTestAuth();
     const app = new Koa();
     app.use(bodyParser({ enableTypes: ['json', 'form', 'text'] }));
-    app.use(createTenantAuthKoa({ auth: local.auth, logger: quiet }).middleware());
+    app.use(createCheckedTenantAuthKoa({ auth: local.auth, logger: quiet }).middleware());
     server = await listen(app);
     const running = server;
     const form = await fetch(`${running.url}/api/v1/auth/login`, {

@@ -1,0 +1,113 @@
+// The enumerations and formats the request and response schemas of the contract share. Each list of
+// values is core's (a `satisfies` check ties it to core's type); the values stay in the contract's order.
+import type { AuditEventType, FieldErrorCode, Role, TenantAuthErrorCode } from 'tenant-auth-core';
+import { z } from 'zod';
+import { PROBLEM_CODES, type ProblemCode } from './problem-codes.js';
+
+/** @internal An ISO 8601 date-time, UTC. */
+export const isoDate = () =>
+  z.iso.datetime({ offset: false }).meta({ description: 'ISO 8601 date-time, UTC.' });
+
+/** @internal Ids are UUIDs (version 7, time-ordered). */
+export const id = (description?: string) => z.uuid().meta(description ? { description } : {});
+
+/** @internal A cursor of the audit log: opaque, base64url. */
+export const auditCursor = () => z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+
+/**
+ * A role: `owner` > `admin` > `member`.
+ *
+ * @example
+ * const role = roleSchema.parse(body.role);
+ */
+export const roleSchema = z
+  // TODO(enum-source): core's ROLES, once 'tenant-auth-core' exports it.
+  .enum(['owner', 'admin', 'member'])
+  .meta({ id: 'Role', description: 'A role in the tenant: `owner` > `admin` > `member`.' });
+
+/**
+ * The types of audit event (API.md, "Audit log").
+ *
+ * @example
+ * const type = auditEventTypeSchema.parse(url.searchParams.get('type'));
+ */
+export const auditEventTypeSchema = z
+  // TODO(enum-source): core's AUDIT_EVENT_TYPES, once 'tenant-auth-core' exports it.
+  .enum([
+    'registered',
+    'login_succeeded',
+    'login_failed',
+    'refreshed',
+    'refresh_reissued',
+    'replay_detected',
+    'logout',
+    'session_revoked',
+    'sessions_revoked',
+    'password_reset_requested',
+    'password_reset',
+    'password_changed',
+    'email_verified',
+    'email_changed',
+    'invitation_created',
+    'invitation_revoked',
+    'invitation_accepted',
+    'member_role_changed',
+    'member_removed',
+    'account_deleted',
+  ])
+  .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
+
+true satisfies Same<z.infer<typeof roleSchema>, Role>;
+true satisfies Same<z.infer<typeof fieldErrorCodeSchema>, FieldErrorCode>;
+// The problem codes are core's error codes that reach a client (not the ones a store raises or a factory
+// throws), plus two of the HTTP layer's own.
+true satisfies Same<
+  Exclude<ProblemCode, 'method_not_allowed' | 'http_error'>,
+  Exclude<TenantAuthErrorCode, 'email_taken' | 'slug_taken' | 'invalid_configuration'>
+>;
+
+/**
+ * The codes a field error can carry (core's `FieldErrorCode`).
+ *
+ * @example
+ * if (fieldErrorCodeSchema.options.includes(error.code)) showHint(error.code);
+ */
+export const fieldErrorCodeSchema = z
+  // TODO(enum-source): core's FIELD_ERROR_CODES, once 'tenant-auth-core' exports it.
+  .enum([
+    'invalid_email',
+    'email_taken',
+    'too_short',
+    'too_long',
+    'missing_character_classes',
+    'contains_personal_info',
+    'common_password',
+    'required',
+    'invalid_type',
+    'invalid_value',
+    'invalid_or_expired',
+    'incorrect',
+    'invalid_role',
+  ])
+  .meta({ id: 'FieldErrorCode', description: 'Why a field was refused; switch on this.' });
+
+/**
+ * The `code` of a problem (the `ProblemCode` union).
+ *
+ * @example
+ * const code = problemCodeSchema.parse(body.code);
+ */
+export const problemCodeSchema = z
+  .enum(PROBLEM_CODES)
+  .meta({ id: 'ProblemCode', description: 'Stable error code; switch on this.' });
+
+/**
+ * @internal Whether two types are the same (each assignable to the other, with the same keys). With
+ * `satisfies`, it ties a list or a schema of the contract to core's type: a value or field added,
+ * renamed or made optional on either side fails to compile.
+ */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? SameKeys<A, B> : false) : false;
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+
+// The contract's lists are core's types, no more and no less: a type added to core fails to compile here.
+true satisfies Same<z.infer<typeof auditEventTypeSchema>, AuditEventType>;

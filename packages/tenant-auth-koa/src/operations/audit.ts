@@ -1,0 +1,28 @@
+import type { AuditEventListInput } from 'tenant-auth-core';
+import { auditEventPageSchema } from '../http-contract.js';
+import { toAuditEventJson } from '../serialize.js';
+import { defineOperation, type QueryOf, type Same } from './define.js';
+
+// Every parameter is core's to validate, as sent: a parameter renamed on either side fails to compile here.
+true satisfies Same<keyof QueryOf<'auditEventQuery'>, keyof AuditEventListInput>;
+
+/** @internal The audit log of the caller's tenant. */
+export const AUDIT_OPERATIONS = [
+  defineOperation({
+    id: 'listAuditEvents',
+    method: 'GET',
+    path: '/tenants/me/audit-events',
+    caller: 'admin',
+    budget: 'general',
+    tag: 'audit',
+    summary: "The tenant's audit log, newest first.",
+    description: 'Owners and admins.',
+    query: 'auditEventQuery',
+    success: { status: 200, body: auditEventPageSchema, description: 'A page of events.' },
+    problems: ['validation_failed'],
+    handler: async ({ caller, query }, { auth }) => {
+      const page = await auth.listAuditEvents(caller, query);
+      return { events: page.events.map(toAuditEventJson), next: page.next };
+    },
+  }),
+];

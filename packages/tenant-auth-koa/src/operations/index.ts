@@ -1,0 +1,33 @@
+import { ACCOUNT_OPERATIONS } from './account.js';
+import { AUDIT_OPERATIONS } from './audit.js';
+import { AUTH_OPERATIONS } from './auth.js';
+import type { Operation } from './define.js';
+import { EMAIL_OPERATIONS } from './email.js';
+import { INVITATION_OPERATIONS } from './invitations.js';
+import { MEMBER_OPERATIONS } from './members.js';
+import { META_OPERATIONS } from './meta.js';
+import { RECOVERY_OPERATIONS } from './recovery.js';
+import { SESSION_OPERATIONS } from './sessions.js';
+import { TENANT_OPERATIONS } from './tenants.js';
+
+/**
+ * @internal Every operation of the HTTP contract, one group a file, in the order the router tries them
+ * (the first that matches a request answers it) and the document lists their paths.
+ */
+export const OPERATIONS: readonly Operation[] = Object.freeze([
+  ...AUTH_OPERATIONS,
+  ...TENANT_OPERATIONS,
+  ...SESSION_OPERATIONS,
+  ...MEMBER_OPERATIONS,
+  ...INVITATION_OPERATIONS,
+  ...RECOVERY_OPERATIONS,
+  ...EMAIL_OPERATIONS,
+  ...ACCOUNT_OPERATIONS,
+  ...AUDIT_OPERATIONS,
+  ...META_OPERATIONS,
+]);
+
+/** @internal Whether an operation is served (and documented) with these options. */
+export function isServed(operation: Operation, options: { health: boolean }): boolean {
+  return operation.onlyWith === undefined || options[operation.onlyWith];
+}

@@ -1,0 +1,58 @@
+import type { TenantAuth } from 'tenant-auth-core';
+import { memberListSchema, memberSchema } from '../http-contract.js';
+import { requestContext } from '../request-context.js';
+import { toMemberJson } from '../serialize.js';
+import { type BodyOf, defineOperation, type Same } from './define.js';
+
+// The role rules are core's; these routes only translate.
+true satisfies Same<BodyOf<'changeMemberRole'>['role'], Parameters<TenantAuth['changeMemberRole']>[2]>;
+
+/** @internal The members of the caller's tenant and their roles. */
+export const MEMBER_OPERATIONS = [
+  defineOperation({
+    id: 'listMembers',
+    method: 'GET',
+    path: '/tenants/me/members',
+    caller: 'access',
+    budget: 'general',
+    tag: 'members',
+    summary: "The members of the caller's tenant.",
+    success: { status: 200, body: memberListSchema, description: 'Members, oldest first.' },
+    handler: async ({ caller }, { auth }) => ({
+      members: (await auth.listMembers(caller)).map(toMemberJson),
+    }),
+  }),
+  defineOperation({
+    id: 'changeMemberRole',
+    method: 'PATCH',
+    path: '/tenants/me/members/:userId',
+    caller: 'admin',
+    budget: 'general',
+    tag: 'members',
+    summary: "Change a member's role.",
+    description:
+      'Owners and admins; only an owner grants or takes `owner`, and an admin cannot change an owner.',
+    params: { userId: 'User id.' },
+    body: 'changeMemberRole',
+    success: { status: 200, body: memberSchema, description: 'The member with its new role.' },
+    problems: ['not_found', 'last_owner'],
+    handler: async ({ ctx, caller, params, body }, { auth }) =>
+      toMemberJson(await auth.changeMemberRole(caller, params.userId, body.role, requestContext(ctx))),
+  }),
+  defineOperation({
+    id: 'removeMember',
+    method: 'DELETE',
+    path: '/tenants/me/members/:userId',
+    caller: 'admin',
+    budget: 'general',
+    tag: 'members',
+    summary: 'Remove a member: the account and every session of it.',
+    description: 'Owners and admins; an admin cannot remove an owner.',
+    params: { userId: 'User id.' },
+    success: { status: 204, description: 'Removed.' },
+    problems: ['not_found', 'last_owner'],
+    handler: async ({ ctx, caller, params }, { auth }) => {
+      await auth.removeMember(caller, params.userId, requestContext(ctx));
+    },
+  }),
+];

@@ -1,0 +1,124 @@
+import type { InputLimits } from 'tenant-auth-core';
+import { z } from 'zod';
+import { auditCursor, auditEventTypeSchema, roleSchema } from './contract-parts.js';
+import { MAX_TOKEN_LENGTH } from './problem-codes.js';
+
+/**
+ * The request bodies of the routes, with the limits of the `TenantAuth` they are served by. They
+ * document the contract (OpenAPI); core validates the values, with the same limits.
+ *
+ * @example
+ * const { register } = requestSchemas(auth.inputLimits);
+ * register.parse({ email: 'ada@example.com', password: 'Correct-Horse-42' });
+ */
+export function requestSchemas(limits: InputLimits) {
+  const email = z.string().max(limits.emailMaxLength).meta({
+    description: 'Email address; trimmed and lower-cased (ASCII letters only).',
+    format: 'email',
+  });
+  const deviceInfo = z
+    .string()
+    .max(limits.deviceInfoMaxLength)
+    .optional()
+    .meta({ description: 'Free text naming the device; default: a summary of the user agent.' });
+  const newPassword = z
+    .string()
+    .min(limits.passwordMinLength)
+    .max(limits.passwordMaxLength)
+    .meta({ description: 'Password; see the password policy.' });
+  const currentPassword = z
+    .string()
+    .max(limits.loginFieldMaxLength)
+    .meta({ description: 'The current password (re-authentication).' });
+  const oneTimeToken = z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/)
+    .meta({ description: 'The token from the link of the email (`?token=`).' });
+  return {
+    register: z
+      .object({
+        email,
+        password: newPassword,
+        tenantName: z
+          .string()
+          .min(1)
+          .max(limits.tenantNameMaxLength)
+          .optional()
+          .meta({ description: 'Tenant name; the slug is derived from it. Default: the email local part.' }),
+        deviceInfo,
+      })
+      .meta({ id: 'RegisterRequest', description: 'The body of `POST /auth/register`.' }),
+    login: z
+      .object({
+        email: z
+          .string()
+          .max(limits.loginFieldMaxLength)
+          .meta({ description: 'The email address of the account.' }),
+        password: z.string().max(limits.loginFieldMaxLength).meta({ description: 'Its password.' }),
+        deviceInfo,
+      })
+      .meta({ id: 'LoginRequest', description: 'The body of `POST /auth/login`.' }),
+    refresh: z
+      .object({
+        refreshToken: z.string().max(MAX_TOKEN_LENGTH).optional().meta({
+          description:
+            'The refresh token, when it is sent neither as `Authorization: Bearer` nor as the cookie.',
+        }),
+      })
+      .meta({
+        id: 'RefreshRequest',
+        description:
+          'The body of `POST /auth/refresh` (optional: the token may come as a header or cookie instead).',
+      }),
+    changeMemberRole: z.object({ role: roleSchema }).meta({
+      id: 'ChangeMemberRoleRequest',
+      description: 'The body of `PATCH /tenants/me/members/{userId}`.',
+    }),
+    createInvitation: z
+      .object({ email, role: roleSchema })
+      .meta({ id: 'CreateInvitationRequest', description: 'The body of `POST /tenants/me/invitations`.' }),
+    acceptInvitation: z
+      .object({ token: oneTimeToken, password: newPassword, deviceInfo })
+      .meta({ id: 'AcceptInvitationRequest', description: 'The body of `POST /auth/invitations/accept`.' }),
+    forgotPassword: z
+      .object({ email })
+      .meta({ id: 'ForgotPasswordRequest', description: 'The body of `POST /auth/password/forgot`.' }),
+    resetPassword: z
+      .object({ token: oneTimeToken, password: newPassword })
+      .meta({ id: 'ResetPasswordRequest', description: 'The body of `POST /auth/password/reset`.' }),
+    changePassword: z
+      .object({ currentPassword: currentPassword, newPassword })
+      .meta({ id: 'ChangePasswordRequest', description: 'The body of `POST /auth/password/change`.' }),
+    verifyEmail: z
+      .object({ token: oneTimeToken })
+      .meta({ id: 'VerifyEmailRequest', description: 'The body of `POST /auth/email/verify`.' }),
+    changeEmail: z
+      .object({ newEmail: email, password: currentPassword })
+      .meta({ id: 'ChangeEmailRequest', description: 'The body of `POST /auth/email/change`.' }),
+    confirmEmailChange: z.object({ token: oneTimeToken }).meta({
+      id: 'ConfirmEmailChangeRequest',
+      description: 'The body of `POST /auth/email/change/confirm`.',
+    }),
+    deleteAccount: z
+      .object({ password: currentPassword })
+      .meta({ id: 'DeleteAccountRequest', description: 'The body of `DELETE /users/me`.' }),
+    /** The query of `DELETE /sessions`. */
+    revokeAllSessionsQuery: z
+      .object({
+        except: z
+          .literal('current')
+          .optional()
+          .meta({ description: "`current` keeps the caller's own session." }),
+      })
+      .meta({ id: 'RevokeAllSessionsQuery', description: 'The query of `DELETE /sessions`.' }),
+    /** The query of `GET /tenants/me/audit-events`. */
+    auditEventQuery: z
+      .object({
+        limit: z.int().min(1).max(200).optional().meta({ description: 'Page size, 1 to 200; default 50.' }),
+        before: auditCursor().optional().meta({ description: 'The `next` cursor of the previous page.' }),
+        type: auditEventTypeSchema.optional(),
+        userId: z.uuid().optional().meta({ description: 'Events this user did or underwent.' }),
+      })
+      .meta({ id: 'AuditEventQuery', description: 'The query of `GET /tenants/me/audit-events`.' }),
+  };
+}
