@@ -1,5 +1,7 @@
 // The enumerations and formats the request and response schemas of the contract share. Each list of
-// values is core's (a `satisfies` check ties it to core's type); the values stay in the contract's order.
+// values is core's (ROLES, AUDIT_EVENT_TYPES, FIELD_ERROR_CODES, ERROR_CODES): written out here because
+// tenant-auth-koa/contract loads nothing but zod at run time (browsers use it), tied to core's types by
+// the `satisfies` checks below, and to core's order by contract.test.ts.
 import type { AuditEventType, FieldErrorCode, Role, TenantAuthErrorCode } from 'tenant-auth-core';
 import { z } from 'zod';
 import { PROBLEM_CODES, type ProblemCode } from './problem-codes.js';
@@ -21,7 +23,6 @@ export const auditCursor = () => z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
  * const role = roleSchema.parse(body.role);
  */
 export const roleSchema = z
-  // TODO(enum-source): core's ROLES, once 'tenant-auth-core' exports it.
   .enum(['owner', 'admin', 'member'])
   .meta({ id: 'Role', description: 'A role in the tenant: `owner` > `admin` > `member`.' });
 
@@ -32,7 +33,6 @@ export const roleSchema = z
  * const type = auditEventTypeSchema.parse(url.searchParams.get('type'));
  */
 export const auditEventTypeSchema = z
-  // TODO(enum-source): core's AUDIT_EVENT_TYPES, once 'tenant-auth-core' exports it.
   .enum([
     'registered',
     'login_succeeded',
@@ -73,7 +73,6 @@ true satisfies Same<
  * if (fieldErrorCodeSchema.options.includes(error.code)) showHint(error.code);
  */
 export const fieldErrorCodeSchema = z
-  // TODO(enum-source): core's FIELD_ERROR_CODES, once 'tenant-auth-core' exports it.
   .enum([
     'invalid_email',
     'email_taken',

@@ -1,8 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AUDIT_EVENT_TYPES, ERROR_CODES, FIELD_ERROR_CODES, ROLES } from 'tenant-auth-core';
 import { describe, expect, it } from 'vitest';
-import { PROBLEM_CODES, problemSchema } from './contract.js';
+import {
+  auditEventTypeSchema,
+  fieldErrorCodeSchema,
+  PROBLEM_CODES,
+  problemSchema,
+  roleSchema,
+} from './contract.js';
 
 /** Runtime imports of a module and, through relative ones, of everything it loads. */
 function runtimeImports(file: string, seen = new Set<string>()): Set<string> {
@@ -26,6 +33,17 @@ describe('tenant-auth-koa/contract', () => {
   it('loads nothing but zod at run time, so a browser or a client package can use it', () => {
     const entry = join(dirname(fileURLToPath(import.meta.url)), 'contract.ts');
     expect([...runtimeImports(entry)]).toEqual(['zod']);
+  });
+
+  it("lists core's enumerations as core does, in its order (core's arrays are their one source)", () => {
+    expect(roleSchema.options).toEqual([...ROLES]);
+    expect(auditEventTypeSchema.options).toEqual([...AUDIT_EVENT_TYPES]);
+    expect(fieldErrorCodeSchema.options).toEqual([...FIELD_ERROR_CODES]);
+    // The problem codes: core's codes that reach a client, in core's order, and the HTTP layer's two.
+    const serverOnly = ['email_taken', 'slug_taken', 'invalid_configuration'];
+    expect(PROBLEM_CODES.filter((code) => code !== 'method_not_allowed' && code !== 'http_error')).toEqual(
+      ERROR_CODES.filter((code) => !serverOnly.includes(code)),
+    );
   });
 
   it('types a problem code as the closed union', () => {

@@ -4,8 +4,8 @@
  * @example
  * if (!PROBLEM_CODES.includes(body.code)) throw new Error(`unknown problem code ${body.code}`);
  */
-// TODO(enum-source): core's ERROR_CODES (minus the codes that never reach a client) once 'tenant-auth-core'
-// exports it; until then contract-parts.ts checks this list against core's TenantAuthErrorCode.
+// Core's ERROR_CODES that reach a client, then the HTTP layer's own two: written out because the contract
+// loads nothing but zod at run time; contract-parts.ts and contract.test.ts tie it to core's list.
 export const PROBLEM_CODES = [
   'validation_failed',
   'invalid_json',
