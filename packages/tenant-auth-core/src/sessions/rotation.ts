@@ -11,13 +11,8 @@ import type { SessionTokens } from './session-tokens.js';
 /** Later than any absolute expiry: the sliding expiry alone. */
 const FAR_FUTURE = new Date(8.64e15);
 
-/**
- * @internal Refresh-token rotation with replay detection (ARCHITECTURE.md, "Refresh rotation"):
- * the current token rotates by compare-and-set, one winner; the previous token within the grace period
- * (or a lost race) gets the identical child, re-signed from what the session stored; any other token of
- * the session is a replay and revokes it.
- */
-export function createRotation(deps: {
+/** What a rotation works with. */
+interface RotationDeps {
   stores: TenantAuthStores;
   tokens: TokenService;
   sessionTokens: SessionTokens;
@@ -25,7 +20,13 @@ export function createRotation(deps: {
   clock: Clock;
   events: EventLog;
   reuseGraceSeconds: number;
-}) {
+}
+
+/**
+ * What a refresh token that is not (or no longer) the session's current one gets: the identical child
+ * within the grace period, or the session revoked as a replay.
+ */
+function createReuseAnswers(deps: RotationDeps, invalid: (context: RequestContext) => never) {
   const { stores, tokens, sessionTokens, cache, clock, events } = deps;
   const graceMs = deps.reuseGraceSeconds * 1000;
 
@@ -42,11 +43,6 @@ export function createRotation(deps: {
       await record({ type: 'replay_detected', ...events.base(parties(session), context) });
     });
     cache.forget(session.id);
-    throw invalidToken();
-  }
-
-  function invalid(context: RequestContext): never {
-    events.emit({ type: 'refresh_failed', ...events.unattributed(context) });
     throw invalidToken();
   }
 
@@ -69,6 +65,15 @@ export function createRotation(deps: {
   const withinGrace = (session: SessionRecord, now: Date) =>
     graceMs > 0 && session.rotatedAt !== null && now.getTime() - session.rotatedAt.getTime() <= graceMs;
 
+  return { revokeForReplay, reissueCurrent, withinGrace };
+}
+
+/**
+ * The rotation of a session's current token: what it takes (`nextRotation`), the answer to its winner
+ * (`respondRotated`), and the whole of it in one round trip where the store can (`rotateInOneStep`).
+ */
+function createRotationStep(deps: RotationDeps, invalid: (context: RequestContext) => never) {
+  const { stores, tokens, sessionTokens, events } = deps;
   const refreshTtlMs = tokens.refreshTokenTtlSeconds * 1000;
 
   /**
@@ -163,6 +168,24 @@ export function createRotation(deps: {
     events.emit(event);
     return respondRotated(session, user, child, next);
   }
+
+  return { nextRotation, respondRotated, rotateInOneStep };
+}
+
+/**
+ * @internal Refresh-token rotation with replay detection (ARCHITECTURE.md, "Refresh rotation"):
+ * the current token rotates by compare-and-set, one winner; the previous token within the grace period
+ * (or a lost race) gets the identical child, re-signed from what the session stored; any other token of
+ * the session is a replay and revokes it.
+ */
+export function createRotation(deps: RotationDeps) {
+  const { stores, tokens, sessionTokens, clock, events } = deps;
+  function invalid(context: RequestContext): never {
+    events.emit({ type: 'refresh_failed', ...events.unattributed(context) });
+    throw invalidToken();
+  }
+  const { revokeForReplay, reissueCurrent, withinGrace } = createReuseAnswers(deps, invalid);
+  const { nextRotation, respondRotated, rotateInOneStep } = createRotationStep(deps, invalid);
 
   return async function refresh(refreshToken: string, context: RequestContext = {}): Promise<TokenResponse> {
     const claims = await tokens.verifyRefreshToken(refreshToken).catch(() => invalid(context));
