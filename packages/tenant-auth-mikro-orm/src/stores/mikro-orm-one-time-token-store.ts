@@ -16,54 +16,7 @@ import { affectedRows, checkBatchSize, type SqlScope, selectRows, sqlScopeOf } f
  */
 export function mikroOrmOneTimeTokenStore(em: () => EntityManager, scope: () => SqlScope): OneTimeTokenStore {
   return {
-    async issue(token: OneTimeTokenRecord): Promise<void> {
-      // An entity manager of its own: the issue runs in a transaction, the caller's or a new one.
-      const scoped = em();
-      const table = qualifiedTableName(scoped, tenantAuthOneTimeTokenSchema);
-      // The subject: an address in a tenant for an invitation, a user for the other kinds.
-      const subject =
-        token.kind === 'invitation'
-          ? { sql: 'email = ?', params: [token.email] }
-          : token.userId === null
-            ? { sql: 'user_id is null', params: [] }
-            : { sql: 'user_id = ?', params: [token.userId] };
-      const sql = `with replaced as (
-    delete from ${table} where tenant_id = ? and kind = ? and ${subject.sql}
-)
-insert into ${table} (id, kind, tenant_id, user_id, email, role, created_by, session_id, token_hash, created_at, expires_at)
-values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz)`;
-      // Two issues for one subject at once would each delete what they see (not the other's uncommitted
-      // row) and both insert: two live tokens. A transaction-scoped advisory lock on the subject makes them
-      // take turns, and the statement after it sees the other's committed row.
-      const subjectKey = `tenant-auth/one-time-token/${token.tenantId}/${token.kind}/${token.kind === 'invitation' ? token.email : String(token.userId)}`;
-      const write = async (tx: EntityManager) => {
-        const inTransaction = sqlScopeOf(tx);
-        await selectRows(inTransaction, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [subjectKey]);
-        await affectedRows(inTransaction, sql, params);
-      };
-      const params = [
-        token.tenantId,
-        token.kind,
-        ...subject.params,
-        token.id,
-        token.kind,
-        token.tenantId,
-        token.userId,
-        token.email,
-        token.role,
-        token.createdBy,
-        token.sessionId,
-        token.tokenHash,
-        token.createdAt.toISOString(),
-        token.expiresAt.toISOString(),
-      ];
-      try {
-        if (scoped.isInTransaction()) await write(scoped);
-        else await scoped.fork().transactional((tx) => write(tx));
-      } catch (err) {
-        throw toStoreError(err);
-      }
-    },
+    ...oneTimeTokenIssuing(em),
 
     async find(kind, tokenHash, now) {
       try {
@@ -138,6 +91,63 @@ returning ${ONE_TIME_TOKEN_COLUMNS}`,
 ))`;
       try {
         return await affectedRows(scoped, sql, [expiredBefore.toISOString(), batchSize]);
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
+  };
+}
+
+/**
+ * `issue` of `mikroOrmOneTimeTokenStore`: the subject's older tokens replaced by the new one, under an
+ * advisory lock on the subject.
+ */
+function oneTimeTokenIssuing(em: () => EntityManager): Pick<OneTimeTokenStore, 'issue'> {
+  return {
+    async issue(token: OneTimeTokenRecord): Promise<void> {
+      // An entity manager of its own: the issue runs in a transaction, the caller's or a new one.
+      const scoped = em();
+      const table = qualifiedTableName(scoped, tenantAuthOneTimeTokenSchema);
+      // The subject: an address in a tenant for an invitation, a user for the other kinds.
+      const subject =
+        token.kind === 'invitation'
+          ? { sql: 'email = ?', params: [token.email] }
+          : token.userId === null
+            ? { sql: 'user_id is null', params: [] }
+            : { sql: 'user_id = ?', params: [token.userId] };
+      const sql = `with replaced as (
+    delete from ${table} where tenant_id = ? and kind = ? and ${subject.sql}
+)
+insert into ${table} (id, kind, tenant_id, user_id, email, role, created_by, session_id, token_hash, created_at, expires_at)
+values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz)`;
+      // Two issues for one subject at once would each delete what they see (not the other's uncommitted
+      // row) and both insert: two live tokens. A transaction-scoped advisory lock on the subject makes them
+      // take turns, and the statement after it sees the other's committed row.
+      const subjectKey = `tenant-auth/one-time-token/${token.tenantId}/${token.kind}/${token.kind === 'invitation' ? token.email : String(token.userId)}`;
+      const write = async (tx: EntityManager) => {
+        const inTransaction = sqlScopeOf(tx);
+        await selectRows(inTransaction, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [subjectKey]);
+        await affectedRows(inTransaction, sql, params);
+      };
+      const params = [
+        token.tenantId,
+        token.kind,
+        ...subject.params,
+        token.id,
+        token.kind,
+        token.tenantId,
+        token.userId,
+        token.email,
+        token.role,
+        token.createdBy,
+        token.sessionId,
+        token.tokenHash,
+        token.createdAt.toISOString(),
+        token.expiresAt.toISOString(),
+      ];
+      try {
+        if (scoped.isInTransaction()) await write(scoped);
+        else await scoped.fork().transactional((tx) => write(tx));
       } catch (err) {
         throw toStoreError(err);
       }
