@@ -102,6 +102,13 @@ returning ${OUTBOX_COLUMNS}`;
       }
     },
 
+    ...outboxUpkeep(scope),
+  };
+}
+
+/** The upkeep of `mikroOrmOutboxStore`: the counts monitoring reads, and the deletion of dead messages. */
+function outboxUpkeep(scope: () => SqlScope): Pick<OutboxStore, 'counts' | 'deleteDead'> {
+  return {
     async counts() {
       const scoped = scope();
       const table = qualifiedTableName(scoped.em, tenantAuthOutboxMessageSchema);
