@@ -16,7 +16,7 @@ import { createEventLog } from './events/event-log.js';
 import { resolveInstrumentation } from './instrumentation.js';
 import { createMailOutbox, type MailOutbox } from './mail/mail-outbox.js';
 import { createMailSeal } from './mail/sealing.js';
-import { currentUser, memberOf } from './members/authorization.js';
+import { actingUser, atLeast, currentUser, memberOf } from './members/authorization.js';
 import { createInvitations } from './members/invitations.js';
 import { createMembers } from './members/members.js';
 import { type ResolvedOptions, resolveOptions, type TenantAuthOptions } from './options.js';
@@ -267,7 +267,13 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
         throw err;
       }
     },
-    authorize: async (claims, minimum) => memberOf(await currentUser(stores, claims, minimum)),
+    // Administration needs a live session (API.md 1.2); what any member may do keeps the 1.0 rule.
+    authorize: async (claims, minimum) =>
+      memberOf(
+        atLeast(minimum, 'admin')
+          ? await actingUser(stores, claims, clock.now(), minimum)
+          : await currentUser(stores, claims, minimum),
+      ),
     listMembers: members.list,
     changeMemberRole: members.changeRole,
     removeMember: members.remove,

@@ -153,6 +153,11 @@ export interface TenantAuthStats {
  * The service composed by `createTenantAuth`. Every method fails with a `TenantAuthError` (switch on
  * its `code`); every input is validated here, so it is safe to pass data from a request.
  *
+ * Methods that administer a tenant (members, invitations, the audit log) or change the caller's account
+ * (password, email, deletion, revoking sessions) fail with `invalid_token` as soon as the token's session
+ * is no longer active (logout, "sign out everywhere", a password reset), whatever
+ * `checkSessionOnVerify` says; plain reads accept a valid token until it expires.
+ *
  * @example
  * const { accessToken } = await auth.login({ email, password }, { ipAddress, userAgent });
  * const claims = await auth.verifyAccessToken(accessToken);
@@ -210,8 +215,9 @@ export interface TenantAuth {
   /**
    * The caller's account as the stores know it now, if its role is at least `minimum` (owner > admin >
    * member): the one role check, for an application's own routes (tenant-auth-koa's `requireRole`).
-   * Fails with `forbidden` below it, and `invalid_token` when the account no longer exists. A token's
-   * `role` claim may be up to its lifetime old; this is not.
+   * Fails with `forbidden` below it, and `invalid_token` when the account no longer exists or, for
+   * `admin` and `owner`, when the token's session is no longer active (logged out, revoked, reset). A
+   * token's `role` claim may be up to its lifetime old; this is not.
    */
   authorize(claims: AccessClaims, minimum: Role): Promise<Member>;
 

@@ -110,3 +110,9 @@ export async function fieldCodes(promise: Promise<unknown>): Promise<string[]> {
   const err = await failure(promise);
   return (err.errors ?? []).map((e) => `${e.field}:${e.code}`);
 }
+
+/** Verifies `email` through the link registration sent to it. */
+export async function verify(t: ReturnType<typeof setup>, email: string): Promise<void> {
+  await t.settle();
+  await t.auth.verifyEmail({ token: t.inbox.token(email, '/verify-email') });
+}

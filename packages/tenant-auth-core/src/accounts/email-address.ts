@@ -1,6 +1,6 @@
 import { parseEmail } from '../email.js';
 import { invalidOrExpired, isTenantAuthError, validationError } from '../errors.js';
-import { currentUser } from '../members/authorization.js';
+import { actingUser, currentUser } from '../members/authorization.js';
 import { mailUnavailable } from '../members/invitations.js';
 import type { RequestContext, User } from '../records.js';
 import type { Services } from '../services.js';
@@ -98,7 +98,7 @@ export function createEmailAddress(services: Services, confirmPassword: ConfirmP
       const newEmail = parseEmail(input?.newEmail);
       const password = requiredText(input?.password, 'password');
       if (!newEmail.ok) throw validationError([{ ...newEmail.error, field: 'newEmail' }]);
-      const user = await currentUser(stores, claims);
+      const user = await actingUser(stores, claims, clock.now());
       await confirmPassword(user, password, 'password', context);
       if (newEmail.email === user.email || (await stores.users.findByEmail(newEmail.email))) {
         throw emailTaken('newEmail');

@@ -1,6 +1,6 @@
 import { parseEmail } from '../email.js';
 import { invalidOrExpired, validationError } from '../errors.js';
-import { currentUser } from '../members/authorization.js';
+import { actingUser } from '../members/authorization.js';
 import { mailUnavailable } from '../members/invitations.js';
 import { hashingOwner } from '../rate-limit/client-ip-key.js';
 import type { RequestContext } from '../records.js';
@@ -119,7 +119,7 @@ export function createPasswordRecovery(services: Services, confirmPassword: Conf
     ): Promise<void> {
       const current = requiredText(input?.currentPassword, 'currentPassword');
       const next = requiredText(input?.newPassword, 'newPassword');
-      const user = await currentUser(stores, claims);
+      const user = await actingUser(stores, claims, clock.now());
       await confirmPassword(user, current, 'currentPassword', context);
       const tenant = await stores.tenants.findById(user.tenantId);
       const problems = policy

@@ -1,6 +1,6 @@
 import { type FieldError, validationError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
-import { currentUser } from '../members/authorization.js';
+import { actingUser } from '../members/authorization.js';
 import type { AuditEvent, AuditEventType } from '../records.js';
 import type { Services } from '../services.js';
 import type { AccessClaims } from '../tenant-auth.js';
@@ -71,13 +71,13 @@ const decodeCursor = (cursor: string) =>
     : null;
 
 /** @internal The audit log of the caller's tenant, for its administrators. */
-export function createAuditLog(services: Pick<Services, 'stores'>) {
-  const { stores } = services;
+export function createAuditLog(services: Pick<Services, 'stores' | 'clock'>) {
+  const { stores, clock } = services;
   return async function listAuditEvents(
     claims: AccessClaims,
     input: AuditEventListInput = {},
   ): Promise<AuditEventPage> {
-    await currentUser(stores, claims, 'admin');
+    await actingUser(stores, claims, clock.now(), 'admin');
     const errors: FieldError[] = [];
     const rawLimit = input.limit ?? AUDIT_PAGE.default;
     const limit = typeof rawLimit === 'string' && /^\d{1,4}$/.test(rawLimit) ? Number(rawLimit) : rawLimit;

@@ -44,6 +44,31 @@ export async function currentUser(
   return user;
 }
 
+/**
+ * @internal The caller of a change (an administrator's work, or a change to the caller's own account):
+ * as {@link currentUser}, and only while the token's session is still active, read from the stores
+ * (never from the per-request cache). The access token of a logged-out or revoked session is
+ * `invalid_token` here at once, not when it expires (API.md 1.2, "Rules that change in 1.2"); plain
+ * reads keep the 1.0 rule and use {@link currentUser}.
+ */
+export async function actingUser(
+  stores: Pick<TransactionStores, 'users' | 'sessions'>,
+  claims: AccessClaims,
+  now: Date,
+  minimum: Role = 'member',
+): Promise<User> {
+  const session = await stores.sessions.findById(claims.tenantId, claims.sessionId);
+  if (
+    !session ||
+    session.userId !== claims.userId ||
+    session.revokedAt !== null ||
+    session.expiresAt.getTime() <= now.getTime()
+  ) {
+    throw invalidToken();
+  }
+  return currentUser(stores, claims, minimum);
+}
+
 /** @internal The field error of a role that is not one. */
 export function invalidRole(): TenantAuthError {
   return new TenantAuthError('validation_failed', 'The request is invalid.', {

@@ -17,7 +17,7 @@ import type { Services } from '../services.js';
 import { slugify } from '../slug.js';
 import type { AccessClaims, AuthResult } from '../tenant-auth.js';
 import { hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
-import { atLeast, currentUser, invalidRole, isRole } from './authorization.js';
+import { actingUser, atLeast, invalidRole, isRole } from './authorization.js';
 
 /** Whether a member of `role` may hand out `granted`: admins and owners invite, only owners make owners. */
 const mayGrant = (role: Role, granted: Role) =>
@@ -75,7 +75,7 @@ export function createInvitations(services: Services) {
       input: CreateInvitationInput,
       context: RequestContext = {},
     ): Promise<Invitation> {
-      const caller = await currentUser(stores, claims, 'admin');
+      const caller = await actingUser(stores, claims, clock.now(), 'admin');
       const errors: FieldError[] = [];
       const email = parseEmail(input?.email);
       if (!email.ok) errors.push(email.error);
@@ -127,13 +127,13 @@ export function createInvitations(services: Services) {
     },
 
     async list(claims: AccessClaims): Promise<Invitation[]> {
-      await currentUser(stores, claims, 'admin');
+      await actingUser(stores, claims, clock.now(), 'admin');
       const pending = await stores.oneTimeTokens.listPending(claims.tenantId, 'invitation', clock.now());
       return pending.map(invitationOf);
     },
 
     async revoke(claims: AccessClaims, rawId: string, context: RequestContext = {}): Promise<void> {
-      const caller = await currentUser(stores, claims, 'admin');
+      const caller = await actingUser(stores, claims, clock.now(), 'admin');
       const id = normalizeUuid(rawId);
       if (id === null) throw notFound();
       await events.transaction(async (tx, record) => {

@@ -4,7 +4,7 @@ import type { Member, RequestContext, Role, User } from '../records.js';
 import type { Services } from '../services.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
 import type { AccessClaims } from '../tenant-auth.js';
-import { currentUser, invalidRole, isRole, memberOf } from './authorization.js';
+import { actingUser, currentUser, invalidRole, isRole, memberOf } from './authorization.js';
 
 const lastOwner = () =>
   new TenantAuthError(
@@ -31,7 +31,7 @@ async function checkChange(
 
 /** @internal Listing members, changing their roles, removing them. */
 export function createMembers(services: Services) {
-  const { stores, events, cache } = services;
+  const { stores, events, cache, clock } = services;
 
   /** Runs a change to one member under the tenant lock, with the caller re-read inside it. */
   async function underLock<T>(
@@ -47,10 +47,10 @@ export function createMembers(services: Services) {
     const userId = normalizeUuid(rawUserId);
     // Checked before the lock too, so a member (or a removed account with a live token) cannot make the
     // tenant's writers wait; checked again under it, where it counts.
-    await currentUser(stores, claims, 'admin');
+    await actingUser(stores, claims, clock.now(), 'admin');
     return events.transaction(async (tx, record) => {
       await tx.tenants.lock(claims.tenantId);
-      const caller = await currentUser(tx, claims, 'admin');
+      const caller = await actingUser(tx, claims, clock.now(), 'admin');
       const target = userId === null ? null : await tx.users.findById(claims.tenantId, userId);
       if (!target) throw notFound();
       return fn(tx, caller, target, record);

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import { TenantAuthError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
 import { normalizeUuid } from '../ids.js';
+import { actingUser } from '../members/authorization.js';
 import type { RequestContext, SessionInfo } from '../records.js';
 import type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
 import type { AccessClaims } from '../tenant-auth.js';
@@ -67,6 +68,8 @@ export function createSessionAccess(deps: {
     },
 
     async revokeOne(claims: AccessClaims, rawSessionId: string, context: RequestContext = {}): Promise<void> {
+      // Revoking is a change to the caller's account: a revoked session's token may not do it.
+      await actingUser(stores, claims, clock.now());
       const sessionId = normalizeUuid(rawSessionId);
       if (sessionId === null) throw notFound();
       const session = await sessions.findById(claims.tenantId, sessionId);
@@ -85,6 +88,7 @@ export function createSessionAccess(deps: {
       options: { exceptCurrent?: boolean } = {},
       context: RequestContext = {},
     ): Promise<number> {
+      await actingUser(stores, claims, clock.now());
       const { tenantId, userId, sessionId } = claims;
       const count = await events.transaction(async (tx, record) => {
         const revoked = await tx.sessions.revokeAllForUser(

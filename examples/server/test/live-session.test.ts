@@ -1,0 +1,75 @@
+import type { TokenResponseJson } from 'tenant-auth-koa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, expectProblem, PASSWORD, uniqueEmail } from './helpers/http.js';
+import { TestInbox } from './helpers/smtp.js';
+import { startTestServer, type TestServer } from './helpers/test-server.js';
+
+/*
+ * API 1.2, "Rules that change in 1.2": the access token of a revoked session administers nothing and
+ * changes no account, at once, over real HTTP (PGlite; the rule lives in core, the same on PostgreSQL).
+ */
+describe('a revoked session over HTTP', () => {
+  let server: TestServer;
+  let inbox: TestInbox;
+  let url: string;
+
+  beforeAll(async () => {
+    inbox = await new TestInbox().start();
+    server = await startTestServer({ SMTP_URL: inbox.url, APP_URL: 'https://app.test' });
+    url = server.baseUrl;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await inbox?.stop();
+  });
+
+  /** Registers an owner and verifies its address through the link registration sent. */
+  async function verifiedOwner() {
+    const email = uniqueEmail('owner');
+    let registered: TokenResponseJson | undefined;
+    const token = await inbox.tokenFrom(email, '/verify-email', async () => {
+      const r = await api<TokenResponseJson>(url, '/auth/register', { body: { email, password: PASSWORD } });
+      expect(r.status).toBe(201);
+      registered = r.body;
+    });
+    expect((await api(url, '/auth/email/verify', { body: { token } })).status).toBe(204);
+    return { email, token: (registered as TokenResponseJson).accessToken };
+  }
+
+  it('after "sign out everywhere", the old access token creating an owner invitation gets 401 invalid_token', async () => {
+    const ada = await verifiedOwner();
+    const laptop = await api<TokenResponseJson>(url, '/auth/login', {
+      body: { email: ada.email, password: PASSWORD },
+    });
+    expect(laptop.status).toBe(200);
+    // Before: the first session's token may invite.
+    const before = await api(url, '/tenants/me/invitations', {
+      token: ada.token,
+      body: { email: uniqueEmail('friend'), role: 'member' },
+    });
+    expect(before.status).toBe(201);
+
+    const out = await api<{ revoked: number }>(url, '/sessions', {
+      method: 'DELETE',
+      token: laptop.body.accessToken,
+    });
+    expect(out.status).toBe(200);
+
+    const invite = await api(url, '/tenants/me/invitations', {
+      token: ada.token,
+      body: { email: uniqueEmail('mallory'), role: 'owner' },
+    });
+    expectProblem(invite, 401, 'invalid_token');
+    expectProblem(await api(url, '/tenants/me/audit-events', { token: ada.token }), 401, 'invalid_token');
+    expectProblem(
+      await api(url, '/auth/password/change', {
+        token: ada.token,
+        body: { currentPassword: PASSWORD, newPassword: 'Quiet-Orchard-Compass-91' },
+      }),
+      401,
+      'invalid_token',
+    );
+    // A plain read keeps the 1.0 rule.
+    expect((await api(url, '/tenants/me', { token: ada.token })).status).toBe(200);
+  });
+});
