@@ -104,7 +104,10 @@ export function createEmailAddress(services: Services, confirmPassword: ConfirmP
         throw emailTaken('newEmail');
       }
       if (!mail) throw mailUnavailable();
+      // Two emails, each charged to its own mailbox. The notice is what tells the owner of a hijacked
+      // session, so without room for it nothing is sent: the change needs both (answered as usual).
       if (!(await mailboxAllows(newEmail.email, context))) return;
+      if (!(await mailboxAllows(user.email, context))) return;
       await stores.transaction(async (tx) => {
         const tenant = await tx.tenants.findById(user.tenantId);
         const tenantName = tenant?.name ?? '';
