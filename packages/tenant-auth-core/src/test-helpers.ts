@@ -74,6 +74,9 @@ export async function join(
   email: string,
   role: 'owner' | 'admin' | 'member',
 ) {
+  // Inviting needs a verified email (API.md 1.2): an owner fresh from registration verifies first.
+  const me = await t.stores.users.findById(inviter.tenantId, inviter.userId);
+  if (me && !me.emailVerified) await verify(t, me.email);
   await t.auth.createInvitation(inviter, { email, role });
   await t.settle();
   // Members join one after the other: listings are by time.

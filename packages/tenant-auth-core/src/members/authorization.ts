@@ -1,4 +1,4 @@
-import { forbidden, TenantAuthError } from '../errors.js';
+import { emailNotVerified, forbidden, TenantAuthError } from '../errors.js';
 import type { Member, Role, User } from '../records.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
 import type { AccessClaims } from '../tenant-auth.js';
@@ -67,6 +67,11 @@ export async function actingUser(
     throw invalidToken();
   }
   return currentUser(stores, claims, minimum);
+}
+
+/** @internal Refuses a caller whose email is not verified with `email_not_verified` (API.md 1.2). */
+export function assertEmailVerified(caller: User): void {
+  if (!caller.emailVerified) throw emailNotVerified();
 }
 
 /** @internal The field error of a role that is not one. */

@@ -17,7 +17,7 @@ import type { Services } from '../services.js';
 import { slugify } from '../slug.js';
 import type { AccessClaims, AuthResult } from '../tenant-auth.js';
 import { hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
-import { actingUser, atLeast, invalidRole, isRole } from './authorization.js';
+import { actingUser, assertEmailVerified, atLeast, invalidRole, isRole } from './authorization.js';
 
 /** Whether a member of `role` may hand out `granted`: admins and owners invite, only owners make owners. */
 const mayGrant = (role: Role, granted: Role) =>
@@ -85,6 +85,8 @@ export function createInvitations(services: Services) {
       if (role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may invite an owner.');
       if (await stores.users.findByEmail(email.email)) throw emailTaken();
       if (!mail) throw mailUnavailable();
+      // Checked last, just before anything is written or charged (API.md 1.2).
+      assertEmailVerified(caller);
       const budget = await limits?.mailbox(email.email, context);
       if (budget && !budget.allowed)
         throw rateLimited({ ...budget, key: undefined }, 'Too many emails to this address; try again later.');

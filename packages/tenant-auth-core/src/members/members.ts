@@ -4,7 +4,14 @@ import type { Member, RequestContext, Role, User } from '../records.js';
 import type { Services } from '../services.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
 import type { AccessClaims } from '../tenant-auth.js';
-import { actingUser, currentUser, invalidRole, isRole, memberOf } from './authorization.js';
+import {
+  actingUser,
+  assertEmailVerified,
+  currentUser,
+  invalidRole,
+  isRole,
+  memberOf,
+} from './authorization.js';
 
 const lastOwner = () =>
   new TenantAuthError(
@@ -73,6 +80,8 @@ export function createMembers(services: Services) {
         if (!isRole(role)) throw invalidRole();
         if (target.role === role) return memberOf(target);
         await checkChange(tx, caller, target, { to: role });
+        // Checked last, just before the change (API.md 1.2).
+        assertEmailVerified(caller);
         await tx.users.setRole(target.tenantId, target.id, role);
         const parties = {
           tenantId: target.tenantId,

@@ -5,10 +5,10 @@ import { TestInbox } from './helpers/smtp.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 
 /*
- * API 1.2, "Rules that change in 1.2": the access token of a revoked session administers nothing and
- * changes no account, at once, over real HTTP (PGlite; the rule lives in core, the same on PostgreSQL).
+ * API 1.2, "Errors added in 1.2" and "Rules that change in 1.2", over real HTTP (PGlite; the rules live in
+ * core, the same on PostgreSQL): the hardening of issue 28.
  */
-describe('a revoked session over HTTP', () => {
+describe('API 1.2 hardening over HTTP', () => {
   let server: TestServer;
   let inbox: TestInbox;
   let url: string;
@@ -71,5 +71,16 @@ describe('a revoked session over HTTP', () => {
     );
     // A plain read keeps the 1.0 rule.
     expect((await api(url, '/tenants/me', { token: ada.token })).status).toBe(200);
+  });
+
+  it('answers 403 email_not_verified to an owner inviting before verifying its address', async () => {
+    const email = uniqueEmail('squatter');
+    const r = await api<TokenResponseJson>(url, '/auth/register', { body: { email, password: PASSWORD } });
+    expect(r.status).toBe(201);
+    const invite = await api(url, '/tenants/me/invitations', {
+      token: r.body.accessToken,
+      body: { email: uniqueEmail('accomplice'), role: 'owner' },
+    });
+    expectProblem(invite, 403, 'email_not_verified');
   });
 });
