@@ -105,13 +105,13 @@ export function createMailOutbox(deps: {
   async function deliverOne(message: OutboxMessage): Promise<MailDeliveryOutcome['outcome']> {
     let content: ReturnType<MailSeal['open']>;
     try {
-      content = seal.open(message.payload);
+      content = seal.open(message.payload, message);
     } catch (err) {
       // Sealed under another secret (rotated since) or altered: no attempt can ever open it.
       await stores.outbox.bury(message.id, { at: clock.now(), error: 'the payload cannot be opened' });
       logger.error(
         { err, messageId: message.id, template: message.template },
-        'tenant-auth: an outbox message cannot be opened (was the refresh secret rotated?); it is dead',
+        'tenant-auth: an outbox message cannot be opened (was the refresh secret rotated, or the row altered?); it is dead',
       );
       return 'dead';
     }
@@ -172,12 +172,13 @@ export function createMailOutbox(deps: {
     async enqueue(tx, { template, to, tenantId, data }) {
       const render = settings.templates[template] as unknown as (d: typeof data) => MailContent;
       const now = clock.now();
+      const id = uuidv7(clock, random);
       await tx.outbox.enqueue({
-        id: uuidv7(clock, random),
+        id,
         tenantId,
         template,
         to,
-        payload: seal.seal(render(data)),
+        payload: seal.seal(render(data), { id, to, template }),
         createdAt: now,
         attempts: 0,
         nextAttemptAt: now,
