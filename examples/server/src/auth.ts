@@ -23,6 +23,7 @@ const VARIABLE_OF_OPTION: Record<string, string> = {
   refreshSecret: 'JWT_REFRESH_SECRET',
   refreshReuseGraceSeconds: 'REFRESH_REUSE_GRACE_SECONDS',
   'passwordHashing.cost': 'BCRYPT_COST',
+  'passwordHashing.maxPerClient': 'PASSWORD_HASHING_NETWORK_SHARE',
   'rateLimit.windowSeconds': 'RATE_LIMIT_WINDOW_SECONDS',
   'rateLimit.strict': 'RATE_LIMIT_AUTH_MAX',
   'rateLimit.network': 'RATE_LIMIT_NETWORK_MAX',
@@ -88,7 +89,12 @@ export function createAuth(config: ServerConfig, parts: AuthParts): TenantAuth {
       ...(config.refreshReuseGraceSeconds === undefined
         ? {}
         : { refreshReuseGraceSeconds: config.refreshReuseGraceSeconds }),
-      passwordHashing: config.bcryptCost === undefined ? {} : { cost: config.bcryptCost },
+      passwordHashing: {
+        ...(config.bcryptCost === undefined ? {} : { cost: config.bcryptCost }),
+        ...(config.passwordHashingNetworkShare === undefined
+          ? {}
+          : { maxPerClient: config.passwordHashingNetworkShare }),
+      },
       rateLimit: {
         ...(parts.rateLimitStore ? { store: parts.rateLimitStore } : {}),
         ...(rateLimit.windowSeconds === undefined ? {} : { windowSeconds: rateLimit.windowSeconds }),

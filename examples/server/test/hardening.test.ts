@@ -84,3 +84,43 @@ describe('API 1.2 hardening over HTTP', () => {
     expectProblem(invite, 403, 'email_not_verified');
   });
 });
+
+describe('a burst of registrations from one address (API 1.2)', () => {
+  /** Fifteen registrations at once from one client address: the statuses, and the 429s. */
+  async function burst(url: string) {
+    const answers = await Promise.all(
+      Array.from({ length: 15 }, () =>
+        api(url, '/auth/register', { body: { email: uniqueEmail('office'), password: PASSWORD } }),
+      ),
+    );
+    return answers;
+  }
+
+  it('gets 429 rate_limited with Retry-After, never 503, when the network holds its hashing share', async () => {
+    // bcrypt cost 10, so the registrations overlap; a share of 2 hashes at once for the network.
+    const server = await startTestServer({ BCRYPT_COST: '10', PASSWORD_HASHING_NETWORK_SHARE: '2' });
+    try {
+      const answers = await burst(server.baseUrl);
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s !== 201 && s !== 429)).toEqual([]);
+      const refused = answers.filter((a) => a.status === 429);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const r of refused) {
+        expectProblem(r, 429, 'rate_limited');
+        expect(r.headers.get('retry-after')).toBe('1');
+        expect(r.headers.get('ratelimit-remaining')).toBe('0');
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('lets the whole burst in with PASSWORD_HASHING_NETWORK_SHARE raised for an office', async () => {
+    const server = await startTestServer({ BCRYPT_COST: '10', PASSWORD_HASHING_NETWORK_SHARE: '20' });
+    try {
+      expect((await burst(server.baseUrl)).map((a) => a.status)).toEqual(Array(15).fill(201));
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -169,7 +169,8 @@ export interface TenantAuth {
   /**
    * Creates a tenant and its first user, and logs the user in, in one transaction: all of it or nothing.
    * Fails with `validation_failed` (field codes: `invalid_email`, `email_taken`, the password rules,
-   * `too_long` for the tenant name), `unavailable` (hashing queue full, or a store down). Per-client rate
+   * `too_long` for the tenant name), `rate_limited` (the client's network holds its share of the hashing
+   * pool), `unavailable` (hashing queue full, or a store down). Per-client rate
    * limits are the HTTP adapter's, through {@link TenantAuth.rateLimit}.
    */
   register(input: RegisterInput, context?: RequestContext): Promise<RegisterResult>;
