@@ -188,6 +188,10 @@ export function createInvitations(services: Services) {
       try {
         await events.transaction(async (tx, record) => {
           // Consumed in the transaction that creates the user: if anything below fails, it is usable again.
+          // The lock of role changes and removals: the inviter's role is read as it is once every change
+          // under way has committed, so an invitation accepted while its inviter is being demoted or
+          // removed sees the outcome (without it, the old role was read and the grant went through).
+          if (!(await tx.tenants.lock(tenant.id))) throw invalidOrExpired();
           if (!(await tx.oneTimeTokens.consume('invitation', hash, clock.now()))) throw invalidOrExpired();
           // An invitation is only as good as its inviter: one sent by an administrator who has since been
           // removed or demoted grants nothing (else a removed admin could come back through it).
