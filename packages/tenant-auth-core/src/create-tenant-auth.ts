@@ -166,6 +166,8 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   const members = createMembers(services);
   const invitations = createInvitations(services);
   const recovery = createPasswordRecovery(services, confirmPassword);
+  // Held "forgot password" requests are processed on the delivery worker's timer passes only.
+  mail?.onScheduledPass(recovery.processHeld);
   const emailAddress = createEmailAddress(services, confirmPassword);
 
   // The pass in flight, and what ends it: a scheduled cleanup's stop() aborts it (no further batch starts).
@@ -292,6 +294,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     listAuditEvents: createAuditLog(services),
     async deliverMail() {
       if (!mail) return { delivered: 0, retried: 0, dead: 0 };
+      await recovery.processHeld();
       return mail.deliver();
     },
     startMailDelivery({ intervalSeconds = 5 } = {}) {
@@ -307,7 +310,10 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
       return mail.start(intervalSeconds);
     },
     outboxCounts: () => stores.outbox.counts(),
-    whenIdle: () => background.whenIdle(),
+    async whenIdle() {
+      await background.whenIdle();
+      await recovery.processHeld();
+    },
     stats: () => ({ hashing: hasher.stats() }),
     cleanup,
     startCleanup({ intervalSeconds = 600 } = {}) {

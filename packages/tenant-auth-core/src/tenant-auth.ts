@@ -264,9 +264,11 @@ export interface TenantAuth {
   acceptInvitation(input: AcceptInvitationInput, context?: RequestContext): Promise<AuthResult>;
 
   /**
-   * Starts a password reset: resolves at once, the same way whether or not the address has an account;
-   * the token and email are made afterwards (see {@link TenantAuth.whenIdle}). Fails only for a
-   * malformed address (`validation_failed`) and with `unavailable` without `mail`.
+   * Starts a password reset: resolves at once, the same way whether or not the address has an account.
+   * The request only holds the address (no I/O); the lookup, the token and the email are made by the
+   * next timer pass of {@link TenantAuth.startMailDelivery} (or by {@link TenantAuth.deliverMail} or
+   * {@link TenantAuth.whenIdle}), so the work a known address causes never follows its request. Fails
+   * only for a malformed address (`validation_failed`) and with `unavailable` without `mail`.
    */
   forgotPassword(input: { email: string }, context?: RequestContext): Promise<void>;
   /**
@@ -307,17 +309,25 @@ export interface TenantAuth {
   /** A page of the caller's tenant's audit log, newest first (admin). Fails with `validation_failed`. */
   listAuditEvents(claims: AccessClaims, input?: AuditEventListInput): Promise<AuditEventPage>;
 
-  /** One delivery pass of the mail outbox (for a job of your own; {@link TenantAuth.startMailDelivery} runs it for you). */
+  /**
+   * One delivery pass of the mail outbox, after processing the held "forgot password" requests (for a job
+   * of your own; {@link TenantAuth.startMailDelivery} runs it for you).
+   */
   deliverMail(): Promise<MailDeliveryResult>;
   /**
-   * Delivers the outbox on an unref'd timer (default every 5 seconds) and at once after each commit
-   * that wrote an email. Several instances may run it on one database: each message goes to one of them.
-   * Throws `invalid_configuration` without `mail`.
+   * Delivers the outbox on an unref'd timer (default every 5 seconds, each wait drawn between half and
+   * the whole of it) and at once after each commit that wrote an email. Held "forgot password" requests
+   * are processed on the timer's passes only, never on one a request caused. Several instances may run it
+   * on one database: each message goes to one of them. `stop()` also writes the held requests to the
+   * outbox. Throws `invalid_configuration` without `mail`.
    */
   startMailDelivery(options?: { intervalSeconds?: number }): ScheduledWork;
   /** The outbox backlog, for metrics and alerts. */
   outboxCounts(): Promise<OutboxCounts>;
-  /** Resolves once the work requests started without waiting for it (a "forgot password") is done. */
+  /**
+   * Resolves once the work requests started without waiting for it is done, the held "forgot password"
+   * requests included (their emails are then in the outbox).
+   */
   whenIdle(): Promise<void>;
   /** Load figures for gauges. */
   stats(): TenantAuthStats;

@@ -1,5 +1,6 @@
 import { parseEmail } from '../email.js';
 import { invalidOrExpired, validationError } from '../errors.js';
+import { createDeferredRequests, type DeferredRequests } from '../mail/deferred-requests.js';
 import { actingUser } from '../members/authorization.js';
 import { mailUnavailable } from '../members/invitations.js';
 import { hashingOwner } from '../rate-limit/client-ip-key.js';
@@ -35,9 +36,12 @@ export interface ChangePasswordInput {
 
 /** @internal Forgot, reset and change password. */
 export function createPasswordRecovery(services: Services, confirmPassword: ConfirmPassword) {
-  const { stores, events, clock, hasher, policy, oneTimeTokens, mail, limits, background, cache } = services;
+  const { stores, events, clock, hasher, policy, oneTimeTokens, mail, limits, logger, cache } = services;
 
-  /** The half of "forgot" that depends on whether the account exists: never awaited by the request. */
+  /**
+   * The half of "forgot" that depends on whether the account exists: run by the mail delivery worker's
+   * timer (see {@link DeferredRequests}), never from the request nor right after it.
+   */
   async function sendReset(email: string, context: RequestContext): Promise<void> {
     if (!mail) return;
     const budget = await limits?.mailbox(email, context);
@@ -66,20 +70,29 @@ export function createPasswordRecovery(services: Services, confirmPassword: Conf
       const parties = { tenantId: user.tenantId, actorId: null, subjectId: user.id, sessionId: null };
       await record({ type: 'password_reset_requested', ...events.base(parties, context) });
     });
-    mail.wake();
+    // No wake(): the pass that processed this request delivers the email too.
   }
+  const held = createDeferredRequests<{ email: string; context: RequestContext }>(
+    'password reset email',
+    ({ email, context }) => sendReset(email, context),
+    logger,
+  );
 
   return {
     /**
-     * Answers at once, the same way whether or not the address has an account: the lookup, the token and
-     * the email happen afterwards, so neither the answer nor its timing tells them apart.
+     * Answers at once, the same way whether or not the address has an account: it only holds the address,
+     * and the lookup, the token and the email happen on the delivery worker's next timer pass, so neither
+     * the answer, nor its timing, nor the timing of the requests after it tells them apart.
      */
     async forgot(input: { email: string }, context: RequestContext = {}): Promise<void> {
       const email = parseEmail(input?.email);
       if (!email.ok) throw validationError([email.error]);
       if (!mail) throw mailUnavailable();
-      background.run('password reset email', () => sendReset(email.email, context));
+      held.hold({ email: email.email, context });
     },
+
+    /** Processes the held "forgot password" requests (the delivery worker's timer, `deliverMail`, `whenIdle`). */
+    processHeld: () => held.process(),
 
     async reset(input: ResetPasswordInput, context: RequestContext = {}): Promise<void> {
       const hash = hashOneTimeToken(input?.token);
