@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import {
   type AccessTokenKeyOptions,
   type AuthEvent,
@@ -58,6 +59,21 @@ export function asConfigError<T>(create: () => T): T {
   }
 }
 
+/**
+ * The HMAC key of the per-account rate-limit keys (login throttle, mailbox budget), derived from the
+ * refresh secret: every instance has it already, and the store (Redis) then holds no address nor a plain
+ * hash of one that a guess could be checked against. Rotating the refresh secret starts those counters
+ * afresh, which is harmless.
+ *
+ * @example
+ * const accountKeySecret = accountKeySecretOf(refreshSecret);
+ */
+export function accountKeySecretOf(refreshSecret: string): Uint8Array {
+  return new Uint8Array(
+    hkdfSync('sha256', refreshSecret, Buffer.alloc(0), 'tenant-auth-server/account-keys/v1', 32),
+  );
+}
+
 /** What the server composes tenant-auth from, besides the configuration. */
 export interface AuthParts {
   stores: TenantAuthStores;
@@ -97,6 +113,7 @@ export function createAuth(config: ServerConfig, parts: AuthParts): TenantAuth {
       },
       rateLimit: {
         ...(parts.rateLimitStore ? { store: parts.rateLimitStore } : {}),
+        accountKeySecret: accountKeySecretOf(parts.refreshSecret),
         ...(rateLimit.windowSeconds === undefined ? {} : { windowSeconds: rateLimit.windowSeconds }),
         ...(rateLimit.strict === undefined ? {} : { strict: rateLimit.strict }),
         ...(rateLimit.network === undefined ? {} : { network: rateLimit.network }),
