@@ -189,7 +189,7 @@ export interface TenantAuth {
    * `checkSessionOnVerify` is on, that its session is still active. Fails with `invalid_token`.
    */
   verifyAccessToken(token: string): Promise<AccessClaims>;
-  /** The caller's active sessions, marking the caller's own. */
+  /** The caller's active sessions, newest first, at most 100, marking the caller's own. */
   listSessions(claims: AccessClaims): Promise<SessionInfo[]>;
   /** Revokes one of the caller's sessions; `not_found` for any other id. */
   revokeSession(claims: AccessClaims, sessionId: string, context?: RequestContext): Promise<void>;
@@ -222,7 +222,7 @@ export interface TenantAuth {
    */
   authorize(claims: AccessClaims, minimum: Role): Promise<Member>;
 
-  /** The members of the caller's tenant, oldest first. Any member may list them. */
+  /** The members of the caller's tenant, oldest first, at most 1,000. Any member may list them. */
   listMembers(claims: AccessClaims): Promise<Member[]>;
   /**
    * Changes a member's role (admin). Fails with `not_found` (not in the caller's tenant), `forbidden`
@@ -252,7 +252,7 @@ export interface TenantAuth {
     input: CreateInvitationInput,
     context?: RequestContext,
   ): Promise<Invitation>;
-  /** Pending invitations of the caller's tenant, newest first (admin). */
+  /** Pending invitations of the caller's tenant, newest first, at most 1,000 (admin). */
   listInvitations(claims: AccessClaims): Promise<Invitation[]>;
   /** Revokes a pending invitation (admin): its link stops working. `not_found` for any other id. */
   revokeInvitation(claims: AccessClaims, invitationId: string, context?: RequestContext): Promise<void>;

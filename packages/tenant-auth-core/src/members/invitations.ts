@@ -10,6 +10,7 @@ import {
   validationError,
 } from '../errors.js';
 import { normalizeUuid, uuidv7 } from '../ids.js';
+import { LIST_LIMITS } from '../list-limits.js';
 import { hashingOwner } from '../rate-limit/client-ip-key.js';
 import { rateLimited } from '../rate-limit/rate-limiter.js';
 import type { Invitation, OneTimeToken, RequestContext, Role, User } from '../records.js';
@@ -130,8 +131,11 @@ export function createInvitations(services: Services) {
 
     async list(claims: AccessClaims): Promise<Invitation[]> {
       await actingUser(stores, claims, clock.now(), 'admin');
-      const pending = await stores.oneTimeTokens.listPending(claims.tenantId, 'invitation', clock.now());
-      return pending.map(invitationOf);
+      const limit = LIST_LIMITS.invitations;
+      const pending = await stores.oneTimeTokens.listPending(claims.tenantId, 'invitation', clock.now(), {
+        limit,
+      });
+      return pending.slice(0, limit).map(invitationOf);
     },
 
     async revoke(claims: AccessClaims, rawId: string, context: RequestContext = {}): Promise<void> {

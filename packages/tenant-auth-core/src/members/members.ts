@@ -1,5 +1,6 @@
 import { forbidden, notFound, TenantAuthError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
+import { LIST_LIMITS } from '../list-limits.js';
 import type { Member, RequestContext, Role, User } from '../records.js';
 import type { Services } from '../services.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
@@ -67,7 +68,8 @@ export function createMembers(services: Services) {
   return {
     async list(claims: AccessClaims): Promise<Member[]> {
       await currentUser(stores, claims);
-      return (await stores.users.listByTenant(claims.tenantId)).map(memberOf);
+      const limit = LIST_LIMITS.members;
+      return (await stores.users.listByTenant(claims.tenantId, { limit })).slice(0, limit).map(memberOf);
     },
 
     async changeRole(

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import { TenantAuthError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
 import { normalizeUuid } from '../ids.js';
+import { LIST_LIMITS } from '../list-limits.js';
 import { actingUser } from '../members/authorization.js';
 import type { RequestContext, SessionInfo } from '../records.js';
 import type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
@@ -54,8 +55,9 @@ export function createSessionAccess(deps: {
     },
 
     async list(claims: AccessClaims): Promise<SessionInfo[]> {
-      const active = await sessions.listActiveForUser(claims.tenantId, claims.userId, clock.now());
-      return active.map((s) => ({
+      const limit = LIST_LIMITS.sessions;
+      const active = await sessions.listActiveForUser(claims.tenantId, claims.userId, clock.now(), { limit });
+      return active.slice(0, limit).map((s) => ({
         id: s.id,
         deviceInfo: s.deviceInfo,
         ipAddress: s.ipAddress,

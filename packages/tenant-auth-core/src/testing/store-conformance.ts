@@ -4,6 +4,7 @@ import type { SessionRotation, SessionStore, TenantAuthStores } from '../stores/
 import { hashRefreshToken } from '../tokens/token-service.js';
 import { auditEventCases } from './conformance/audit-events.js';
 import { type ConformanceContext, errorCode, Rollback } from './conformance/context.js';
+import { listLimitCases } from './conformance/list-limits.js';
 import { memberCases } from './conformance/members.js';
 import { oneTimeTokenCases } from './conformance/one-time-tokens.js';
 import { outboxCases } from './conformance/outbox.js';
@@ -504,5 +505,6 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     oneTimeTokenCases(context);
     outboxCases(context);
     auditEventCases(context);
+    listLimitCases(context);
   });
 }

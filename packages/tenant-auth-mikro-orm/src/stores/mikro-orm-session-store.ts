@@ -258,13 +258,22 @@ select r.*, (select row_to_json(u) from (select ${USER_COLUMNS}
       }
     },
 
-    async listActiveForUser(tenantId: string, userId: string, now: Date): Promise<Session[]> {
+    async listActiveForUser(
+      tenantId: string,
+      userId: string,
+      now: Date,
+      options?: { limit?: number },
+    ): Promise<Session[]> {
       if (!isUuid(tenantId) || !isUuid(userId)) return [];
       try {
         const rows = await em().find(
           tenantAuthSessionSchema,
           { tenantId, userId, revokedAt: null, expiresAt: { $gt: now } },
-          { disableIdentityMap: true, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
+          {
+            disableIdentityMap: true,
+            orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+            ...(options?.limit === undefined ? {} : { limit: options.limit }),
+          },
         );
         return rows.map(toSession);
       } catch (err) {
