@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import {
   type AccessTokenKeyOptions,
   type AuthEvent,
@@ -23,6 +24,7 @@ const VARIABLE_OF_OPTION: Record<string, string> = {
   refreshSecret: 'JWT_REFRESH_SECRET',
   refreshReuseGraceSeconds: 'REFRESH_REUSE_GRACE_SECONDS',
   'passwordHashing.cost': 'BCRYPT_COST',
+  'passwordHashing.maxPerClient': 'PASSWORD_HASHING_NETWORK_SHARE',
   'rateLimit.windowSeconds': 'RATE_LIMIT_WINDOW_SECONDS',
   'rateLimit.strict': 'RATE_LIMIT_AUTH_MAX',
   'rateLimit.network': 'RATE_LIMIT_NETWORK_MAX',
@@ -57,6 +59,21 @@ export function asConfigError<T>(create: () => T): T {
   }
 }
 
+/**
+ * The HMAC key of the per-account rate-limit keys (login throttle, mailbox budget), derived from the
+ * refresh secret: every instance has it already, and the store (Redis) then holds no address nor a plain
+ * hash of one that a guess could be checked against. Rotating the refresh secret starts those counters
+ * afresh, which is harmless.
+ *
+ * @example
+ * const accountKeySecret = accountKeySecretOf(refreshSecret);
+ */
+export function accountKeySecretOf(refreshSecret: string): Uint8Array {
+  return new Uint8Array(
+    hkdfSync('sha256', refreshSecret, Buffer.alloc(0), 'tenant-auth-server/account-keys/v1', 32),
+  );
+}
+
 /** What the server composes tenant-auth from, besides the configuration. */
 export interface AuthParts {
   stores: TenantAuthStores;
@@ -88,9 +105,15 @@ export function createAuth(config: ServerConfig, parts: AuthParts): TenantAuth {
       ...(config.refreshReuseGraceSeconds === undefined
         ? {}
         : { refreshReuseGraceSeconds: config.refreshReuseGraceSeconds }),
-      passwordHashing: config.bcryptCost === undefined ? {} : { cost: config.bcryptCost },
+      passwordHashing: {
+        ...(config.bcryptCost === undefined ? {} : { cost: config.bcryptCost }),
+        ...(config.passwordHashingNetworkShare === undefined
+          ? {}
+          : { maxPerClient: config.passwordHashingNetworkShare }),
+      },
       rateLimit: {
         ...(parts.rateLimitStore ? { store: parts.rateLimitStore } : {}),
+        accountKeySecret: accountKeySecretOf(parts.refreshSecret),
         ...(rateLimit.windowSeconds === undefined ? {} : { windowSeconds: rateLimit.windowSeconds }),
         ...(rateLimit.strict === undefined ? {} : { strict: rateLimit.strict }),
         ...(rateLimit.network === undefined ? {} : { network: rateLimit.network }),

@@ -324,6 +324,7 @@ describe('the values tenant-auth checks, reported by variable when the server is
     [{ LOGIN_FAILURES_PER_ACCOUNT: '0' }, {}, 'LOGIN_FAILURES_PER_ACCOUNT', /integer >= 1/],
     [{ BCRYPT_COST: '3' }, {}, 'BCRYPT_COST', /integer from 4 to 31/],
     [{ BCRYPT_COST: '32' }, {}, 'BCRYPT_COST', /integer from 4 to 31/],
+    [{ PASSWORD_HASHING_NETWORK_SHARE: '0' }, {}, 'PASSWORD_HASHING_NETWORK_SHARE', /positive integer/],
     [{ REFRESH_REUSE_GRACE_SECONDS: '-1' }, {}, 'REFRESH_REUSE_GRACE_SECONDS', /integer from 0 to 60/],
     [{ REFRESH_REUSE_GRACE_SECONDS: '61' }, {}, 'REFRESH_REUSE_GRACE_SECONDS', /integer from 0 to 60/],
   ] as const)('refuses %o %o naming %s', (env, secrets, variable, message) => {

@@ -55,6 +55,11 @@ export interface ServerConfig {
     account: number | undefined;
   };
   bcryptCost: number | undefined;
+  /**
+   * `PASSWORD_HASHING_NETWORK_SHARE`: most password hashes and checks one client network may have running
+   * or waiting at once (tenant-auth's `passwordHashing.maxPerClient`); beyond it `429 rate_limited`.
+   */
+  passwordHashingNetworkShare: number | undefined;
   refreshReuseGraceSeconds: number | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Check on every request that the access token's session is still active. */
@@ -225,6 +230,7 @@ const schema = z.object({
   RATE_LIMIT_MAX: optionalInteger('RATE_LIMIT_MAX'),
   LOGIN_FAILURES_PER_ACCOUNT: optionalInteger('LOGIN_FAILURES_PER_ACCOUNT'),
   BCRYPT_COST: optionalInteger('BCRYPT_COST'),
+  PASSWORD_HASHING_NETWORK_SHARE: optionalInteger('PASSWORD_HASHING_NETWORK_SHARE'),
   REFRESH_REUSE_GRACE_SECONDS: optionalInteger('REFRESH_REUSE_GRACE_SECONDS'),
   LOG_LEVEL: z.preprocess(
     (v) => (v === undefined || v === '' ? 'info' : v),
@@ -410,6 +416,7 @@ export function parseConfig(
       account: e.LOGIN_FAILURES_PER_ACCOUNT,
     },
     bcryptCost: e.BCRYPT_COST,
+    passwordHashingNetworkShare: e.PASSWORD_HASHING_NETWORK_SHARE,
     refreshReuseGraceSeconds: e.REFRESH_REUSE_GRACE_SECONDS,
     logLevel: e.LOG_LEVEL,
     checkSessionOnVerify: e.CHECK_SESSION_ON_VERIFY,

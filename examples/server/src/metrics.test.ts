@@ -52,6 +52,17 @@ describe('createServerMetrics', () => {
     expect(sampleValue(after, 'tenant_auth_events_total', { type: 'refresh_failed' })).toBe(2);
   });
 
+  it('counts no password_reset_requested: it happens for known addresses only (issue 28)', async () => {
+    const metrics = createServerMetrics({ defaultMetrics: false });
+    metrics.onEvent(event('password_reset_requested'));
+    metrics.onEvent(event('password_reset'));
+    const after = await scrape(metrics);
+    expect(sampleValue(after, 'tenant_auth_events_total', { type: 'password_reset' })).toBe(1);
+    expect(
+      sampleValue(after, 'tenant_auth_events_total', { type: 'password_reset_requested' }),
+    ).toBeUndefined();
+  });
+
   it('records password hashing, mail deliveries and responses', async () => {
     const metrics = createServerMetrics({ defaultMetrics: false });
     metrics.onPasswordHashing({ operation: 'verify', waitSeconds: 0.2, durationSeconds: 0.05 });

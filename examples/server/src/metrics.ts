@@ -16,6 +16,8 @@ const OUTBOX_READ_TIMEOUT_MS = 1000;
 const LOGIN_OUTCOMES = ['success', 'wrong_password', 'unknown_email', 'throttled'] as const;
 const REFRESH_OUTCOMES = ['rotated', 'reissued', 'replay', 'invalid'] as const;
 const BUDGETS: readonly RateLimitBudget[] = ['strict', 'general', 'network', 'account', 'mailbox'];
+/** Events left out of `tenant_auth_events_total`: their count tells known addresses from unknown ones. */
+const NOT_COUNTED: ReadonlySet<string> = new Set(['password_reset_requested']);
 
 /** The outcome label of `tenant_auth_refreshes_total` for each refresh event. */
 const REFRESH_OUTCOME_OF: Partial<Record<AuthEvent['type'], (typeof REFRESH_OUTCOMES)[number]>> = {
@@ -77,7 +79,7 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
   });
   const events = new Counter({
     name: 'tenant_auth_events_total',
-    help: 'Authentication events (the audit log event types, refresh_failed and rate_limited), by type.',
+    help: 'Authentication events (the audit log event types but password_reset_requested, refresh_failed and rate_limited), by type.',
     labelNames: ['type'] as const,
     registers,
   });
@@ -193,6 +195,9 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
   return {
     registry,
     onEvent(event) {
+      // Counted nowhere: it happens for known addresses only, so its counter would answer "does this
+      // address have an account?" to anyone who reads /metrics around a "forgot password" of theirs.
+      if (NOT_COUNTED.has(event.type)) return;
       events.inc({ type: event.type });
       if (event.type === 'login_succeeded') logins.inc({ outcome: 'success' });
       else if (event.type === 'login_failed') logins.inc({ outcome: event.reason });

@@ -43,11 +43,17 @@ describe.each(backends)('members and invitations on $name', ({ name }) => {
     await inbox?.stop();
   });
 
+  /** Registers an owner and verifies its address (API 1.2: inviting and changing roles need it). */
   async function owner() {
     const email = uniqueEmail('owner');
-    const r = await api<TokenResponseJson>(url, '/auth/register', { body: { email, password: PASSWORD } });
-    expect(r.status).toBe(201);
-    return { ...r.body, email, token: r.body.accessToken };
+    let r: { status: number; body: TokenResponseJson } | undefined;
+    const verifyToken = await inbox.tokenFrom(email, '/verify-email', async () => {
+      r = await api<TokenResponseJson>(url, '/auth/register', { body: { email, password: PASSWORD } });
+    });
+    expect(r?.status).toBe(201);
+    expect((await api(url, '/auth/email/verify', { body: { token: verifyToken } })).status).toBe(204);
+    const body = r?.body as TokenResponseJson;
+    return { ...body, email, token: body.accessToken };
   }
 
   async function invite(token: string, email: string, role: string) {
@@ -78,14 +84,15 @@ describe.each(backends)('members and invitations on $name', ({ name }) => {
       const r = await api<{ members: Member[] }>(url, '/tenants/me/members', { token: bob.token });
       expect(r.status).toBe(200);
       expect(r.body.members.map((m) => [m.email, m.role, m.emailVerified])).toEqual([
-        [ada.email, 'owner', false],
+        // Verified: an owner verifies before inviting (API 1.2).
+        [ada.email, 'owner', true],
         [bob.email, 'member', true],
       ]);
       expect(r.body.members[0]).toEqual({
         id: ada.user.id,
         email: ada.email,
         role: 'owner',
-        emailVerified: false,
+        emailVerified: true,
         createdAt: expect.stringMatching(/Z$/),
       });
       expectProblem(await api(url, '/tenants/me/members'), 401, 'invalid_token');

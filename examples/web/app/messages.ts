@@ -11,6 +11,7 @@ export const PROBLEM_MESSAGES = {
   invalid_token: 'Your session has ended. Please sign in again.',
   csrf_rejected: 'This page is not allowed to make that request. Open the application from its own address.',
   forbidden: 'Your role does not allow this. Ask an owner or administrator of your organisation.',
+  email_not_verified: 'Verify your email address first: open the link we sent you, then try again.',
   not_found: 'That no longer exists. It may have been removed already.',
   last_owner: 'Your organisation needs at least one owner. Make someone else an owner first.',
   method_not_allowed: 'The server does not support this action. The application may be out of date.',

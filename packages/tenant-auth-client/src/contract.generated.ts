@@ -593,6 +593,7 @@ export type ProblemCode =
   | 'invalid_token'
   | 'csrf_rejected'
   | 'forbidden'
+  | 'email_not_verified'
   | 'not_found'
   | 'last_owner'
   | 'method_not_allowed'
@@ -616,6 +617,7 @@ export const PROBLEM_CODES: readonly ProblemCode[] = [
   'invalid_token',
   'csrf_rejected',
   'forbidden',
+  'email_not_verified',
   'not_found',
   'last_owner',
   'method_not_allowed',

@@ -7,7 +7,7 @@ import { createPasswordRecovery } from './accounts/password-recovery.js';
 import { createRegistration } from './accounts/registration.js';
 import { createTenantReads } from './accounts/tenant-reads.js';
 import { createAuditLog } from './audit/audit-log.js';
-import { currentUser, memberOf } from './authorization.js';
+import { actingUser, currentUser, memberOf } from './authorization.js';
 import { createBackground } from './background.js';
 import { type CleanupResult, cleanUp, realPacing } from './cleanup.js';
 import { DEVICE_INFO_MAX_LENGTH } from './device-info.js';
@@ -19,6 +19,7 @@ import { createMailOutbox, type MailOutbox } from './mail/mail-outbox.js';
 import { createMailSeal } from './mail/sealing.js';
 import { createInvitations } from './members/invitations.js';
 import { createMembers } from './members/members.js';
+import { atLeast } from './members/roles.js';
 import { type ResolvedOptions, resolveOptions, type TenantAuthOptions } from './options.js';
 import { createPasswordHasher, type PasswordHasher } from './passwords/hasher.js';
 import { createPasswordPolicy } from './passwords/policy.js';
@@ -166,6 +167,8 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   const members = createMembers(services);
   const invitations = createInvitations(services);
   const recovery = createPasswordRecovery(services, confirmPassword);
+  // Held "forgot password" requests are processed on the delivery worker's timer passes only.
+  mail?.onScheduledPass(recovery.processHeld);
   const emailAddress = createEmailAddress(services, confirmPassword);
 
   // The pass in flight, and what ends it: a scheduled cleanup's stop() aborts it (no further batch starts).
@@ -267,7 +270,13 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
         throw err;
       }
     },
-    authorize: async (claims, minimum) => memberOf(await currentUser(stores, claims, minimum)),
+    // Administration needs a live session (API.md 1.2); what any member may do keeps the 1.0 rule.
+    authorize: async (claims, minimum) =>
+      memberOf(
+        atLeast(minimum, 'admin')
+          ? await actingUser(stores, claims, clock.now(), minimum)
+          : await currentUser(stores, claims, minimum),
+      ),
     listMembers: members.list,
     changeMemberRole: members.changeRole,
     removeMember: members.remove,
@@ -286,6 +295,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     listAuditEvents: createAuditLog(services),
     async deliverMail() {
       if (!mail) return { delivered: 0, retried: 0, dead: 0 };
+      await recovery.processHeld();
       return mail.deliver();
     },
     startMailDelivery({ intervalSeconds = 5 } = {}) {
@@ -301,7 +311,10 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
       return mail.start(intervalSeconds);
     },
     outboxCounts: () => stores.outbox.counts(),
-    whenIdle: () => background.whenIdle(),
+    async whenIdle() {
+      await background.whenIdle();
+      await recovery.processHeld();
+    },
     stats: () => ({ hashing: hasher.stats() }),
     cleanup,
     startCleanup({ intervalSeconds = 600 } = {}) {

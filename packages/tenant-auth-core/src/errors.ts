@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'invalid_token',
   'csrf_rejected',
   'forbidden',
+  'email_not_verified',
   'not_found',
   'last_owner',
   'email_taken',
@@ -54,6 +55,7 @@ export const ERROR_STATUS = {
   invalid_token: 401,
   csrf_rejected: 403,
   forbidden: 403,
+  email_not_verified: 403,
   not_found: 404,
   last_owner: 409,
   email_taken: 409,
@@ -207,6 +209,15 @@ export function mailUnavailable(): TenantAuthError {
 /** @internal The caller's role does not allow the operation. */
 export function forbidden(message = 'Your role does not allow this.'): TenantAuthError {
   return new TenantAuthError('forbidden', message);
+}
+
+/**
+ * @internal The caller's email is not verified, and the operation vouches for others (an invitation, a
+ * role): an account registered with someone else's address must not plant members before its owner
+ * claims it.
+ */
+export function emailNotVerified(): TenantAuthError {
+  return new TenantAuthError('email_not_verified', 'Verify your email address first.');
 }
 
 /** @internal */

@@ -49,7 +49,8 @@ export interface RateLimitOptions {
   accountCeiling?: number;
   /**
    * Emails per hour to one address from one client network (registration's verification, recovery,
-   * verification requests, email changes, invitations), so nobody can flood a mailbox through us; all
+   * verification requests, email changes (the confirmation to the new address and the notice to the
+   * old one, each against its own address), invitations), so nobody can flood a mailbox through us; all
    * networks together get four times as many, so one network cannot use up the owner's. Beyond it,
    * "forgot password" and the verification and email-change requests still answer as usual but send
    * nothing; an invitation is refused with `rate_limited`. Default 5.

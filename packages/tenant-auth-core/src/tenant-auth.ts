@@ -63,6 +63,11 @@ export interface TenantAuthStats {
  * The service composed by `createTenantAuth`. Every method fails with a `TenantAuthError` (switch on
  * its `code`); every input is validated here, so it is safe to pass data from a request.
  *
+ * Methods that administer a tenant (members, invitations, the audit log) or change the caller's account
+ * (password, email, deletion, revoking sessions) fail with `invalid_token` as soon as the token's session
+ * is no longer active (logout, "sign out everywhere", a password reset), whatever
+ * `checkSessionOnVerify` says; plain reads accept a valid token until it expires.
+ *
  * @example
  * const { accessToken } = await auth.login({ email, password }, { ipAddress, userAgent });
  * const claims = await auth.verifyAccessToken(accessToken);
@@ -74,7 +79,8 @@ export interface TenantAuth {
   /**
    * Creates a tenant and its first user, and logs the user in, in one transaction: all of it or nothing.
    * Fails with `validation_failed` (field codes: `invalid_email`, `email_taken`, the password rules,
-   * `too_long` for the tenant name), `unavailable` (hashing queue full, or a store down). Per-client rate
+   * `too_long` for the tenant name), `rate_limited` (the client's network holds its share of the hashing
+   * pool), `unavailable` (hashing queue full, or a store down). Per-client rate
    * limits are the HTTP adapter's, through {@link TenantAuth.rateLimit}.
    */
   register(input: RegisterInput, context?: RequestContext): Promise<RegisterResult>;
@@ -93,7 +99,7 @@ export interface TenantAuth {
    * `checkSessionOnVerify` is on, that its session is still active. Fails with `invalid_token`.
    */
   verifyAccessToken(token: string): Promise<AccessClaims>;
-  /** The caller's active sessions, marking the caller's own. */
+  /** The caller's active sessions, newest first, at most 100, marking the caller's own. */
   listSessions(claims: AccessClaims): Promise<SessionInfo[]>;
   /** Revokes one of the caller's sessions; `not_found` for any other id. */
   revokeSession(claims: AccessClaims, sessionId: string, context?: RequestContext): Promise<void>;
@@ -120,12 +126,13 @@ export interface TenantAuth {
   /**
    * The caller's account as the stores know it now, if its role is at least `minimum` (owner > admin >
    * member): the one role check, for an application's own routes (tenant-auth-koa's `requireRole`).
-   * Fails with `forbidden` below it, and `invalid_token` when the account no longer exists. A token's
-   * `role` claim may be up to its lifetime old; this is not.
+   * Fails with `forbidden` below it, and `invalid_token` when the account no longer exists or, for
+   * `admin` and `owner`, when the token's session is no longer active (logged out, revoked, reset). A
+   * token's `role` claim may be up to its lifetime old; this is not.
    */
   authorize(claims: AccessClaims, minimum: Role): Promise<Member>;
 
-  /** The members of the caller's tenant, oldest first. Any member may list them. */
+  /** The members of the caller's tenant, oldest first, at most 1,000. Any member may list them. */
   listMembers(claims: AccessClaims): Promise<Member[]>;
   /**
    * Changes a member's role (admin). Fails with `not_found` (not in the caller's tenant), `forbidden`
@@ -155,7 +162,7 @@ export interface TenantAuth {
     input: CreateInvitationInput,
     context?: RequestContext,
   ): Promise<Invitation>;
-  /** Pending invitations of the caller's tenant, newest first (admin). */
+  /** Pending invitations of the caller's tenant, newest first, at most 1,000 (admin). */
   listInvitations(claims: AccessClaims): Promise<Invitation[]>;
   /** Revokes a pending invitation (admin): its link stops working. `not_found` for any other id. */
   revokeInvitation(claims: AccessClaims, invitationId: string, context?: RequestContext): Promise<void>;
@@ -167,9 +174,11 @@ export interface TenantAuth {
   acceptInvitation(input: AcceptInvitationInput, context?: RequestContext): Promise<TokenResponse>;
 
   /**
-   * Starts a password reset: resolves at once, the same way whether or not the address has an account;
-   * the token and email are made afterwards (see {@link TenantAuth.whenIdle}). Fails only for a
-   * malformed address (`validation_failed`) and with `unavailable` without `mail`.
+   * Starts a password reset: resolves at once, the same way whether or not the address has an account.
+   * The request only holds the address (no I/O); the lookup, the token and the email are made by the
+   * next timer pass of {@link TenantAuth.startMailDelivery} (or by {@link TenantAuth.deliverMail} or
+   * {@link TenantAuth.whenIdle}), so the work a known address causes never follows its request. Fails
+   * only for a malformed address (`validation_failed`) and with `unavailable` without `mail`.
    */
   forgotPassword(input: { email: string }, context?: RequestContext): Promise<void>;
   /**
@@ -210,17 +219,25 @@ export interface TenantAuth {
   /** A page of the caller's tenant's audit log, newest first (admin). Fails with `validation_failed`. */
   listAuditEvents(claims: AccessClaims, input?: AuditEventListInput): Promise<AuditEventPage>;
 
-  /** One delivery pass of the mail outbox (for a job of your own; {@link TenantAuth.startMailDelivery} runs it for you). */
+  /**
+   * One delivery pass of the mail outbox, after processing the held "forgot password" requests (for a job
+   * of your own; {@link TenantAuth.startMailDelivery} runs it for you).
+   */
   deliverMail(): Promise<MailDeliveryResult>;
   /**
-   * Delivers the outbox on an unref'd timer (default every 5 seconds) and at once after each commit
-   * that wrote an email. Several instances may run it on one database: each message goes to one of them.
-   * Throws `invalid_configuration` without `mail`.
+   * Delivers the outbox on an unref'd timer (default every 5 seconds, each wait drawn between half and
+   * the whole of it) and at once after each commit that wrote an email. Held "forgot password" requests
+   * are processed on the timer's passes only, never on one a request caused. Several instances may run it
+   * on one database: each message goes to one of them. `stop()` also writes the held requests to the
+   * outbox. Throws `invalid_configuration` without `mail`.
    */
   startMailDelivery(options?: { intervalSeconds?: number }): ScheduledWork;
   /** The outbox backlog, for metrics and alerts. */
   outboxCounts(): Promise<OutboxCounts>;
-  /** Resolves once the work requests started without waiting for it (a "forgot password") is done. */
+  /**
+   * Resolves once the work requests started without waiting for it is done, the held "forgot password"
+   * requests included (their emails are then in the outbox).
+   */
   whenIdle(): Promise<void>;
   /** Load figures for gauges. */
   stats(): TenantAuthStats;

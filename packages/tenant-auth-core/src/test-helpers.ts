@@ -76,6 +76,9 @@ export async function join(
   email: string,
   role: 'owner' | 'admin' | 'member',
 ) {
+  // Inviting needs a verified email (API.md 1.2): an owner fresh from registration verifies first.
+  const me = await t.stores.users.findById(inviter.tenantId, inviter.userId);
+  if (me && !me.emailVerified) await verify(t, me.email);
   await t.auth.createInvitation(inviter, { email, role });
   await t.settle();
   // Members join one after the other: listings are by time.
@@ -111,4 +114,10 @@ export async function code(promise: Promise<unknown>): Promise<TenantAuthErrorCo
 export async function fieldCodes(promise: Promise<unknown>): Promise<string[]> {
   const err = await failure(promise);
   return (err.errors ?? []).map((e) => `${e.field}:${e.code}`);
+}
+
+/** Verifies `email` through the link registration sent to it. */
+export async function verify(t: ReturnType<typeof setup>, email: string): Promise<void> {
+  await t.settle();
+  await t.auth.verifyEmail({ token: t.inbox.token(email, '/verify-email') });
 }

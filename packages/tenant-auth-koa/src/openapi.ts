@@ -121,7 +121,7 @@ const SHARED_RESPONSES: Record<string, JsonObject> = {
     '`csrf_rejected`: a cookie-authenticated unsafe request from an origin outside the whitelist (or with neither `Origin` nor `Referer`).',
   ),
   Forbidden: problem(
-    '`forbidden`: the role does not allow it (checked against the current role); or `csrf_rejected` as above.',
+    '`forbidden`: the role does not allow it (checked against the current role); `email_not_verified`: inviting and changing a role need a verified email; or `csrf_rejected` as above.',
   ),
   NotFound: problem("`not_found`: unknown id, or another tenant's resource (never 403: no probing)."),
   MethodNotAllowed: problem('`method_not_allowed`: another method of this path was used.', {
@@ -162,6 +162,7 @@ const PROBLEM_RESPONSES: Record<ProblemCode, [status: string, response: JsonObje
   // `Forbidden` says `csrf_rejected` too: an operation that answers both refers to it.
   forbidden: ['403', RESPONSE('Forbidden')],
   csrf_rejected: ['403', RESPONSE('CsrfRejected')],
+  email_not_verified: ['403', RESPONSE('Forbidden')],
   not_found: ['404', RESPONSE('NotFound')],
   method_not_allowed: ['405', RESPONSE('MethodNotAllowed')],
   last_owner: ['409', RESPONSE('LastOwner')],

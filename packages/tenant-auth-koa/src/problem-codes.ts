@@ -13,6 +13,7 @@ export const PROBLEM_CODES = [
   'invalid_token',
   'csrf_rejected',
   'forbidden',
+  'email_not_verified',
   'not_found',
   'last_owner',
   'method_not_allowed',

@@ -22,6 +22,7 @@ export const CODE_STATUS: Readonly<Record<string, number>> = {
   invalid_token: 401,
   csrf_rejected: 403,
   forbidden: 403,
+  email_not_verified: 403,
   not_found: 404,
   // Not in the contract's table, but the library's documented answer to a known path with another method.
   method_not_allowed: 405,

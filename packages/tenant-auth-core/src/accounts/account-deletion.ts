@@ -1,4 +1,4 @@
-import { currentUser } from '../authorization.js';
+import { actingUser } from '../authorization.js';
 import type { AccessClaims } from '../claims.js';
 import { invalidToken, TenantAuthError } from '../errors.js';
 import type { RequestContext } from '../records.js';
@@ -8,7 +8,7 @@ import type { ConfirmPassword } from './password-confirmation.js';
 
 /** @internal Deleting one's own account; the tenant goes with its last member. */
 export function createAccountDeletion(services: Services, confirmPassword: ConfirmPassword) {
-  const { stores, events, cache } = services;
+  const { stores, events, cache, clock } = services;
 
   return async function deleteAccount(
     claims: AccessClaims,
@@ -16,7 +16,7 @@ export function createAccountDeletion(services: Services, confirmPassword: Confi
     context: RequestContext = {},
   ): Promise<void> {
     const password = requiredText(input?.password, 'password');
-    const user = await currentUser(stores, claims);
+    const user = await actingUser(stores, claims, clock.now());
     await confirmPassword(user, password, 'password', context);
     const parties = {
       tenantId: user.tenantId,

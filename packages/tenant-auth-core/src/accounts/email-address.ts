@@ -1,4 +1,4 @@
-import { currentUser } from '../authorization.js';
+import { actingUser, currentUser } from '../authorization.js';
 import type { AccessClaims } from '../claims.js';
 import { parseEmail } from '../email.js';
 import { invalidOrExpired, isTenantAuthError, mailUnavailable, validationError } from '../errors.js';
@@ -98,13 +98,16 @@ export function createEmailAddress(services: Services, confirmPassword: ConfirmP
       const newEmail = parseEmail(input?.newEmail);
       const password = requiredText(input?.password, 'password');
       if (!newEmail.ok) throw validationError([{ ...newEmail.error, field: 'newEmail' }]);
-      const user = await currentUser(stores, claims);
+      const user = await actingUser(stores, claims, clock.now());
       await confirmPassword(user, password, 'password', context);
       if (newEmail.email === user.email || (await stores.users.findByEmail(newEmail.email))) {
         throw emailTaken('newEmail');
       }
       if (!mail) throw mailUnavailable();
+      // Two emails, each charged to its own mailbox. The notice is what tells the owner of a hijacked
+      // session, so without room for it nothing is sent: the change needs both (answered as usual).
       if (!(await mailboxAllows(newEmail.email, context))) return;
+      if (!(await mailboxAllows(user.email, context))) return;
       await stores.transaction(async (tx) => {
         const tenant = await tx.tenants.findById(user.tenantId);
         const tenantName = tenant?.name ?? '';

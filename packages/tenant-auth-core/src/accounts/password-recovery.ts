@@ -1,7 +1,8 @@
-import { currentUser } from '../authorization.js';
+import { actingUser, currentUser } from '../authorization.js';
 import type { AccessClaims } from '../claims.js';
 import { parseEmail } from '../email.js';
 import { invalidOrExpired, mailUnavailable, validationError } from '../errors.js';
+import { createDeferredRequests, type DeferredRequests } from '../mail/deferred-requests.js';
 import { hashingOwner } from '../rate-limit/client-ip-key.js';
 import type { RequestContext } from '../records.js';
 import type { Services } from '../services.js';
@@ -34,9 +35,12 @@ export interface ChangePasswordInput {
 
 /** @internal Forgot, reset and change password. */
 export function createPasswordRecovery(services: Services, confirmPassword: ConfirmPassword) {
-  const { stores, events, clock, hasher, policy, oneTimeTokens, mail, limits, background, cache } = services;
+  const { stores, events, clock, hasher, policy, oneTimeTokens, mail, limits, logger, cache } = services;
 
-  /** The half of "forgot" that depends on whether the account exists: never awaited by the request. */
+  /**
+   * The half of "forgot" that depends on whether the account exists: run by the mail delivery worker's
+   * timer (see {@link DeferredRequests}), never from the request nor right after it.
+   */
   async function sendReset(email: string, context: RequestContext): Promise<void> {
     if (!mail) return;
     const budget = await limits?.mailbox(email, context);
@@ -65,20 +69,29 @@ export function createPasswordRecovery(services: Services, confirmPassword: Conf
       const parties = { tenantId: user.tenantId, actorId: null, subjectId: user.id, sessionId: null };
       await record({ type: 'password_reset_requested', ...events.base(parties, context) });
     });
-    mail.wake();
+    // No wake(): the pass that processed this request delivers the email too.
   }
+  const held = createDeferredRequests<{ email: string; context: RequestContext }>(
+    'password reset email',
+    ({ email, context }) => sendReset(email, context),
+    logger,
+  );
 
   return {
     /**
-     * Answers at once, the same way whether or not the address has an account: the lookup, the token and
-     * the email happen afterwards, so neither the answer nor its timing tells them apart.
+     * Answers at once, the same way whether or not the address has an account: it only holds the address,
+     * and the lookup, the token and the email happen on the delivery worker's next timer pass, so neither
+     * the answer, nor its timing, nor the timing of the requests after it tells them apart.
      */
     async forgot(input: { email: string }, context: RequestContext = {}): Promise<void> {
       const email = parseEmail(input?.email);
       if (!email.ok) throw validationError([email.error]);
       if (!mail) throw mailUnavailable();
-      background.run('password reset email', () => sendReset(email.email, context));
+      held.hold({ email: email.email, context });
     },
+
+    /** Processes the held "forgot password" requests (the delivery worker's timer, `deliverMail`, `whenIdle`). */
+    processHeld: () => held.process(),
 
     async reset(input: ResetPasswordInput, context: RequestContext = {}): Promise<void> {
       const hash = hashOneTimeToken(input?.token);
@@ -118,7 +131,7 @@ export function createPasswordRecovery(services: Services, confirmPassword: Conf
     ): Promise<void> {
       const current = requiredText(input?.currentPassword, 'currentPassword');
       const next = requiredText(input?.newPassword, 'newPassword');
-      const user = await currentUser(stores, claims);
+      const user = await actingUser(stores, claims, clock.now());
       await confirmPassword(user, current, 'currentPassword', context);
       const tenant = await stores.tenants.findById(user.tenantId);
       const problems = policy

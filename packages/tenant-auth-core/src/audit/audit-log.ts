@@ -1,4 +1,4 @@
-import { currentUser } from '../authorization.js';
+import { actingUser, currentUser } from '../authorization.js';
 import type { AccessClaims } from '../claims.js';
 import { type FieldError, validationError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
@@ -47,13 +47,13 @@ const decodeCursor = (cursor: string) =>
     : null;
 
 /** @internal The audit log of the caller's tenant, for its administrators. */
-export function createAuditLog(services: Pick<Services, 'stores'>) {
-  const { stores } = services;
+export function createAuditLog(services: Pick<Services, 'stores' | 'clock'>) {
+  const { stores, clock } = services;
   return async function listAuditEvents(
     claims: AccessClaims,
     input: AuditEventListInput = {},
   ): Promise<AuditEventPage> {
-    await currentUser(stores, claims, 'admin');
+    await actingUser(stores, claims, clock.now(), 'admin');
     const errors: FieldError[] = [];
     const rawLimit = input.limit ?? AUDIT_PAGE.default;
     const limit = typeof rawLimit === 'string' && /^\d{1,4}$/.test(rawLimit) ? Number(rawLimit) : rawLimit;

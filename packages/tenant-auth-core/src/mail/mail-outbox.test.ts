@@ -94,8 +94,9 @@ describe('mail outbox', () => {
 
   it('seals and opens; refuses an altered payload', () => {
     const seal = createMailSeal(Buffer.from('k'.repeat(32)), (n) => randomBytes(n));
-    const sealed = seal.seal({ subject: 's', text: 't', html: 'h' });
-    expect(seal.open(sealed)).toEqual({ subject: 's', text: 't', html: 'h' });
+    const row = { id: '01900000-0000-7000-8000-000000000001', to: 'ada@example.com', template: 'invitation' };
+    const sealed = seal.seal({ subject: 's', text: 't', html: 'h' }, row);
+    expect(seal.open(sealed, row)).toEqual({ subject: 's', text: 't', html: 'h' });
     // One bit flipped in the decoded bytes: editing base64url text can leave them unchanged (the last
     // character's unused bits), which made this test fail about once in a few hundred runs.
     const [version, iv, body = ''] = sealed.split('.');
@@ -103,9 +104,9 @@ describe('mail outbox', () => {
       const bytes = Buffer.from(body, 'base64url');
       const i = at < 0 ? bytes.length + at : at;
       bytes[i] = (bytes[i] ?? 0) ^ 1; // the ciphertext's first byte, then the tag's last
-      expect(() => seal.open(`${version}.${iv}.${bytes.toString('base64url')}`)).toThrow();
+      expect(() => seal.open(`${version}.${iv}.${bytes.toString('base64url')}`, row)).toThrow();
     }
-    expect(() => seal.open('plain text')).toThrow();
+    expect(() => seal.open('plain text', row)).toThrow();
   });
 
   it('refuses startMailDelivery without mail', () => {

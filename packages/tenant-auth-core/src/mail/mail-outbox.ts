@@ -78,7 +78,15 @@ export interface MailOutbox {
   deliver(): Promise<MailDeliveryResult>;
   /** Asks a running delivery loop for a pass now (after a commit that enqueued). */
   wake(): void;
-  /** Delivers on a timer, and at once when woken; `stop` waits for the pass in flight. */
+  /**
+   * Work for the timer's passes only (never for a pass a request woke): held requests whose processing
+   * must not follow the request that made them (a "forgot password").
+   */
+  onScheduledPass(task: () => Promise<void>): void;
+  /**
+   * Delivers on a timer, at `intervalSeconds` with jitter (half to the whole of it, so the passes are not
+   * predictable from outside), and at once when woken; `stop` waits for the pass in flight.
+   */
   start(intervalSeconds: number): { stop(): Promise<void> };
 }
 
@@ -101,17 +109,18 @@ export function createMailOutbox(deps: {
     }
   };
   let wakeUp: (() => void) | undefined;
+  let scheduledTask: () => Promise<void> = async () => {};
 
   async function deliverOne(message: OutboxMessageRecord): Promise<MailDeliveryOutcome['outcome']> {
     let content: ReturnType<MailSeal['open']>;
     try {
-      content = seal.open(message.payload);
+      content = seal.open(message.payload, message);
     } catch (err) {
       // Sealed under another secret (rotated since) or altered: no attempt can ever open it.
       await stores.outbox.bury(message.id, { at: clock.now(), error: 'the payload cannot be opened' });
       logger.error(
         { err, messageId: message.id, template: message.template },
-        'tenant-auth: an outbox message cannot be opened (was the refresh secret rotated?); it is dead',
+        'tenant-auth: an outbox message cannot be opened (was the refresh secret rotated, or the row altered?); it is dead',
       );
       return 'dead';
     }
@@ -172,12 +181,13 @@ export function createMailOutbox(deps: {
     async enqueue(tx, { template, to, tenantId, data }) {
       const render = settings.templates[template] as unknown as (d: typeof data) => MailContent;
       const now = clock.now();
+      const id = uuidv7(clock, random);
       await tx.outbox.enqueue({
-        id: uuidv7(clock, random),
+        id,
         tenantId,
         template,
         to,
-        payload: seal.seal(render(data)),
+        payload: seal.seal(render(data), { id, to, template }),
         createdAt: now,
         attempts: 0,
         nextAttemptAt: now,
@@ -188,43 +198,86 @@ export function createMailOutbox(deps: {
     },
     deliver,
     wake: () => wakeUp?.(),
+    onScheduledPass(task) {
+      scheduledTask = task;
+    },
     start(intervalSeconds) {
-      let stopped = false;
-      let pending = false;
-      let running: Promise<void> | undefined;
-      let timer: NodeJS.Timeout | undefined;
-      const run = () => {
+      const wake = () => loop.run(false);
+      const loop = deliveryLoop({
+        intervalSeconds,
+        deliver,
+        scheduledTask: () => scheduledTask(),
+        random,
+        logger,
+        onStop: () => {
+          if (wakeUp === wake) wakeUp = undefined;
+        },
+      });
+      wakeUp = wake;
+      loop.run(true);
+      return { stop: loop.stop };
+    },
+  };
+}
+
+/**
+ * The loop of `MailOutbox.start`: a pass at once, then one per timer tick (at half to the whole interval,
+ * drawn anew each time, so a pass's time says nothing about when a request came), and one at once when
+ * woken. Timer passes run `scheduledTask` first (the held requests); woken passes only deliver.
+ */
+function deliveryLoop(deps: {
+  intervalSeconds: number;
+  deliver: () => Promise<MailDeliveryResult>;
+  scheduledTask: () => Promise<void>;
+  random: RandomBytes;
+  logger: Logger;
+  onStop: () => void;
+}) {
+  const { intervalSeconds, deliver, scheduledTask, random, logger } = deps;
+  let stopped = false;
+  let pending = false;
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const nextDelayMs = () => intervalSeconds * 1000 * (0.5 + 0.5 * ((random(1)[0] ?? 255) / 255));
+  const run = (scheduled: boolean) => {
+    if (stopped) return;
+    if (running) {
+      pending = true;
+      return;
+    }
+    clearTimeout(timer);
+    const held = scheduled
+      ? scheduledTask().catch((err: unknown) =>
+          logger.warn({ err }, 'tenant-auth: held requests could not be processed; retrying'),
+        )
+      : Promise.resolve();
+    running = held
+      .then(deliver)
+      .then(() => undefined)
+      .catch((err: unknown) => logger.warn({ err }, 'tenant-auth: a mail delivery pass failed; retrying'))
+      .finally(() => {
+        running = undefined;
         if (stopped) return;
-        if (running) {
-          pending = true;
+        if (pending) {
+          pending = false;
+          run(false);
           return;
         }
-        clearTimeout(timer);
-        running = deliver()
-          .then(() => undefined)
-          .catch((err: unknown) => logger.warn({ err }, 'tenant-auth: a mail delivery pass failed; retrying'))
-          .finally(() => {
-            running = undefined;
-            if (stopped) return;
-            if (pending) {
-              pending = false;
-              run();
-              return;
-            }
-            timer = setTimeout(run, intervalSeconds * 1000);
-            timer.unref();
-          });
-      };
-      wakeUp = run;
-      run();
-      return {
-        async stop() {
-          stopped = true;
-          clearTimeout(timer);
-          if (wakeUp === run) wakeUp = undefined;
-          await running;
-        },
-      };
+        timer = setTimeout(() => run(true), nextDelayMs());
+        timer.unref();
+      });
+  };
+  return {
+    run,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      deps.onStop();
+      await running;
+      // What requests left held goes to the outbox, for this instance on restart or another one.
+      await scheduledTask().catch((err: unknown) =>
+        logger.warn({ err }, 'tenant-auth: held requests could not be processed at stop'),
+      );
     },
   };
 }

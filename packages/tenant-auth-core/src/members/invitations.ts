@@ -1,5 +1,5 @@
 import { optionalText } from '../accounts/inputs.js';
-import { currentUser, invalidRole } from '../authorization.js';
+import { actingUser, assertEmailVerified, currentUser, invalidRole } from '../authorization.js';
 import type { AccessClaims, TokenResponse } from '../claims.js';
 import { parseEmail } from '../email.js';
 import {
@@ -12,6 +12,7 @@ import {
   validationError,
 } from '../errors.js';
 import { normalizeUuid, uuidv7 } from '../ids.js';
+import { LIST_LIMITS } from '../list-limits.js';
 import { hashingOwner } from '../rate-limit/client-ip-key.js';
 import { rateLimited } from '../rate-limit/rate-limiter.js';
 import type { Invitation, OneTimeTokenRecord, RequestContext, UserRecord } from '../records.js';
@@ -72,7 +73,7 @@ export function createInvitations(services: Services) {
       input: CreateInvitationInput,
       context: RequestContext = {},
     ): Promise<Invitation> {
-      const caller = await currentUser(stores, claims, 'admin');
+      const caller = await actingUser(stores, claims, clock.now(), 'admin');
       const errors: FieldError[] = [];
       const email = parseEmail(input?.email);
       if (!email.ok) errors.push(email.error);
@@ -82,6 +83,8 @@ export function createInvitations(services: Services) {
       if (role === 'owner' && caller.role !== 'owner') throw forbidden('Only an owner may invite an owner.');
       if (await stores.users.findByEmail(email.email)) throw emailTaken();
       if (!mail) throw mailUnavailable();
+      // Checked last, just before anything is written or charged (API.md 1.2).
+      assertEmailVerified(caller);
       const budget = await limits?.mailbox(email.email, context);
       if (budget && !budget.allowed)
         throw rateLimited({ ...budget, key: undefined }, 'Too many emails to this address; try again later.');
@@ -124,13 +127,16 @@ export function createInvitations(services: Services) {
     },
 
     async list(claims: AccessClaims): Promise<Invitation[]> {
-      await currentUser(stores, claims, 'admin');
-      const pending = await stores.oneTimeTokens.listPending(claims.tenantId, 'invitation', clock.now());
-      return pending.map(invitationOf);
+      await actingUser(stores, claims, clock.now(), 'admin');
+      const limit = LIST_LIMITS.invitations;
+      const pending = await stores.oneTimeTokens.listPending(claims.tenantId, 'invitation', clock.now(), {
+        limit,
+      });
+      return pending.slice(0, limit).map(invitationOf);
     },
 
     async revoke(claims: AccessClaims, rawId: string, context: RequestContext = {}): Promise<void> {
-      const caller = await currentUser(stores, claims, 'admin');
+      const caller = await actingUser(stores, claims, clock.now(), 'admin');
       const id = normalizeUuid(rawId);
       if (id === null) throw notFound();
       await events.transaction(async (tx, record) => {
@@ -183,6 +189,10 @@ export function createInvitations(services: Services) {
       try {
         await events.transaction(async (tx, record) => {
           // Consumed in the transaction that creates the user: if anything below fails, it is usable again.
+          // The lock of role changes and removals: the inviter's role is read as it is once every change
+          // under way has committed, so an invitation accepted while its inviter is being demoted or
+          // removed sees the outcome (without it, the old role was read and the grant went through).
+          if (!(await tx.tenants.lock(tenant.id))) throw invalidOrExpired();
           if (!(await tx.oneTimeTokens.consume('invitation', hash, clock.now()))) throw invalidOrExpired();
           // An invitation is only as good as its inviter: one sent by an administrator who has since been
           // removed or demoted grants nothing (else a removed admin could come back through it).

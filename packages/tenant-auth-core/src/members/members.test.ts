@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { code, failure, fieldCodes, join, owner, PASSWORD, setup } from '../test-helpers.js';
+import { code, failure, fieldCodes, join, owner, PASSWORD, setup, verify } from '../test-helpers.js';
 
 describe('roles', () => {
   it('makes the registering user the owner, and puts the role and email state in tokens and responses', async () => {
@@ -16,7 +16,8 @@ describe('roles', () => {
     const eve = await owner(t.auth, 'eve@example.com');
     const members = await t.auth.listMembers(bob.claims);
     expect(members.map((m) => [m.email, m.role, m.emailVerified])).toEqual([
-      ['ada@example.com', 'owner', false],
+      // Verified to invite bob (API.md 1.2: an unverified owner cannot invite).
+      ['ada@example.com', 'owner', true],
       ['bob@example.com', 'admin', true],
     ]);
     expect((await t.auth.listMembers(eve.claims)).map((m) => m.email)).toEqual(['eve@example.com']);
@@ -157,6 +158,8 @@ describe('invitations', () => {
   it('sends a link, lists it as pending, and lets the invitee in with the role and a verified email', async () => {
     const t = setup();
     const ada = await owner(t.auth, 'ada@example.com', 'Analytical Engines');
+    await verify(t, 'ada@example.com');
+    t.inbox.messages.length = 0;
     const invitation = await t.auth.createInvitation(ada.claims, {
       email: 'Grace@Example.com',
       role: 'admin',
@@ -190,6 +193,7 @@ describe('invitations', () => {
   it('replaces a pending invitation of the same address: the older link stops working', async () => {
     const t = setup();
     const ada = await owner(t.auth, 'ada@example.com');
+    await verify(t, 'ada@example.com');
     await t.auth.createInvitation(ada.claims, { email: 'grace@example.com', role: 'member' });
     await t.settle();
     const first = t.inbox.token('grace@example.com', '/accept-invitation');
@@ -205,6 +209,7 @@ describe('invitations', () => {
   it('stops a revoked invitation from working, and answers not_found for another tenant', async () => {
     const t = setup();
     const ada = await owner(t.auth, 'ada@example.com');
+    await verify(t, 'ada@example.com');
     const eve = await owner(t.auth, 'eve@example.com');
     const invitation = await t.auth.createInvitation(ada.claims, {
       email: 'grace@example.com',
@@ -224,6 +229,7 @@ describe('invitations', () => {
   it('expires after its lifetime', async () => {
     const t = setup({ invitationTtlSeconds: 3600 });
     const ada = await owner(t.auth, 'ada@example.com');
+    await verify(t, 'ada@example.com');
     await t.auth.createInvitation(ada.claims, { email: 'grace@example.com', role: 'member' });
     await t.settle();
     t.clock.advance(3600_000);
@@ -236,6 +242,7 @@ describe('invitations', () => {
   it('keeps the invitation usable when accepting fails', async () => {
     const t = setup();
     const ada = await owner(t.auth, 'ada@example.com');
+    await verify(t, 'ada@example.com');
     await t.auth.createInvitation(ada.claims, { email: 'grace@example.com', role: 'member' });
     await t.settle();
     const token = t.inbox.token('grace@example.com', '/accept-invitation');
@@ -248,6 +255,7 @@ describe('invitations', () => {
   it('lets exactly one of several concurrent accepts of one link succeed', async () => {
     const t = setup();
     const ada = await owner(t.auth, 'ada@example.com');
+    await verify(t, 'ada@example.com');
     await t.auth.createInvitation(ada.claims, { email: 'grace@example.com', role: 'member' });
     await t.settle();
     const token = t.inbox.token('grace@example.com', '/accept-invitation');
@@ -265,6 +273,7 @@ describe('invitations', () => {
   it('refuses an address that already has an account, at invitation and at acceptance', async () => {
     const t = setup();
     const ada = await owner(t.auth, 'ada@example.com');
+    await verify(t, 'ada@example.com');
     await owner(t.auth, 'eve@example.com');
     expect(
       await fieldCodes(t.auth.createInvitation(ada.claims, { email: 'eve@example.com', role: 'member' })),
@@ -334,6 +343,7 @@ describe('invitations', () => {
   it('refuses a sixth invitation to one address within the hour (the mailbox budget)', async () => {
     const t = setup({ rateLimit: {} });
     const ada = await owner(t.auth, 'ada@example.com');
+    await verify(t, 'ada@example.com');
     for (let i = 0; i < 5; i++)
       await t.auth.createInvitation(ada.claims, { email: 'x@example.com', role: 'member' });
     const err = await failure(

@@ -1,7 +1,8 @@
-import { currentUser, invalidRole, memberOf } from '../authorization.js';
+import { actingUser, assertEmailVerified, currentUser, invalidRole, memberOf } from '../authorization.js';
 import type { AccessClaims } from '../claims.js';
 import { forbidden, notFound, TenantAuthError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
+import { LIST_LIMITS } from '../list-limits.js';
 import type { Member, RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
@@ -32,7 +33,7 @@ async function checkChange(
 
 /** @internal Listing members, changing their roles, removing them. */
 export function createMembers(services: Services) {
-  const { stores, events, cache } = services;
+  const { stores, events, cache, clock } = services;
 
   /** Runs a change to one member under the tenant lock, with the caller re-read inside it. */
   async function underLock<T>(
@@ -48,10 +49,10 @@ export function createMembers(services: Services) {
     const userId = normalizeUuid(rawUserId);
     // Checked before the lock too, so a member (or a removed account with a live token) cannot make the
     // tenant's writers wait; checked again under it, where it counts.
-    await currentUser(stores, claims, 'admin');
+    await actingUser(stores, claims, clock.now(), 'admin');
     return events.transaction(async (tx, record) => {
       await tx.tenants.lock(claims.tenantId);
-      const caller = await currentUser(tx, claims, 'admin');
+      const caller = await actingUser(tx, claims, clock.now(), 'admin');
       const target = userId === null ? null : await tx.users.findById(claims.tenantId, userId);
       if (!target) throw notFound();
       return fn(tx, caller, target, record);
@@ -61,7 +62,8 @@ export function createMembers(services: Services) {
   return {
     async list(claims: AccessClaims): Promise<Member[]> {
       await currentUser(stores, claims);
-      return (await stores.users.listByTenant(claims.tenantId)).map(memberOf);
+      const limit = LIST_LIMITS.members;
+      return (await stores.users.listByTenant(claims.tenantId, { limit })).slice(0, limit).map(memberOf);
     },
 
     async changeRole(
@@ -74,6 +76,8 @@ export function createMembers(services: Services) {
         if (!isRole(role)) throw invalidRole();
         if (target.role === role) return memberOf(target);
         await checkChange(tx, caller, target, { to: role });
+        // Checked last, just before the change (API.md 1.2).
+        assertEmailVerified(caller);
         await tx.users.setRole(target.tenantId, target.id, role);
         const parties = {
           tenantId: target.tenantId,

@@ -44,7 +44,9 @@ export interface PasswordHasherOptions {
   /**
    * Most operations one client network (an IPv4 /24, an IPv6 /48) may have running or waiting at once,
    * so no single network holds more than its share of the pool; waiting ones are served round-robin
-   * across networks. Default a tenth of `maxQueue` (10), at least 1.
+   * across networks. Beyond it a call fails with `rate_limited` (retry after 1 s; a full pool is
+   * `unavailable`). Default a tenth of `maxQueue` (10), at least 1. Raise it for offices whose people
+   * all come from one address.
    */
   maxPerClient?: number;
 }
@@ -71,13 +73,13 @@ export interface HashingOwner {
 export interface PasswordHasher {
   /**
    * Hashes a password for storage. Rejects with `unavailable` (retry after 1 s) when the wait queue is
-   * full or the owner holds its share, and with `validation_failed` for a string that is not
-   * well-formed Unicode (a lone surrogate).
+   * full, with `rate_limited` (retry after 1 s) when the owner holds its share, and with
+   * `validation_failed` for a string that is not well-formed Unicode (a lone surrogate).
    */
   hash(password: string, by?: HashingOwner): Promise<string>;
   /**
    * Whether `password` matches `hash`. A malformed hash gives `false`, never a driver error. Rejects
-   * with `unavailable` when the wait queue is full or the owner holds its share.
+   * with `unavailable` when the wait queue is full, `rate_limited` when the owner holds its share.
    */
   verify(password: string, hash: string, by?: HashingOwner): Promise<boolean>;
   /** Whether a stored hash was made with a lower cost than the configured one. */
@@ -127,6 +129,24 @@ const busy = () =>
   new TenantAuthError('unavailable', 'The service is busy. Retry shortly.', { retryAfterSeconds: 1 });
 
 /**
+ * One network holds its share of the pool: the service is not down, that network is over its share, so
+ * `rate_limited` (API.md 1.2), described as the network's budget (its share, none of it left) so that the
+ * `RateLimit-*` headers of the refusal tell the truth.
+ */
+const overShare = (perOwner: number) =>
+  new TenantAuthError('rate_limited', 'Too many password checks from your network at once. Retry shortly.', {
+    retryAfterSeconds: 1,
+    rateLimit: {
+      budget: 'network',
+      allowed: false,
+      limit: perOwner,
+      remaining: 0,
+      resetSeconds: 1,
+      retryAfterSeconds: 1,
+    },
+  });
+
+/**
  * A counting semaphore with a bounded wait queue that is fair across owners: each owner waits in its own
  * FIFO line, a released slot goes to the next owner in turn (round-robin), and no owner may hold more
  * than `perOwner` operations (running and waiting). A released slot is handed straight to a waiter, so
@@ -152,7 +172,7 @@ class FairPool {
   async run<T>(owner: string | undefined, task: () => Promise<T>): Promise<T> {
     const line = owner ?? '';
     const held = this.#held.get(line) ?? 0;
-    if (owner !== undefined && held >= this.perOwner) throw busy();
+    if (owner !== undefined && held >= this.perOwner) throw overShare(this.perOwner);
     if (this.#active < this.maxConcurrent) {
       this.#active++;
     } else if (this.#queued < this.maxQueue) {

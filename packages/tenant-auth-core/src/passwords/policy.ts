@@ -3,7 +3,8 @@ import { getCommonPasswords } from './common-passwords.js';
 
 /**
  * The password rules (the `passwordPolicy` option of `createTenantAuth`); every rule can be tuned or
- * switched off.
+ * switched off. Control characters (Unicode Cc, RFC 8265's OpaqueString profile) are refused in every
+ * new password whatever the options (`invalid_value`); passwords stored before are not affected.
  *
  * @example
  * const passwordPolicy: PasswordPolicyOptions = { minLength: 14, minCharacterClasses: 2 };
@@ -81,6 +82,9 @@ function requireInteger(name: string, value: number, min: number, max = Number.M
     throw configError(`must be an integer from ${min} to ${max} (got ${String(value)})`, name);
   }
 }
+
+/** A control character (Unicode general category Cc), refused in new passwords. */
+const CONTROL_CHARACTER = /\p{Cc}/u;
 
 /** Length in Unicode code points (a surrogate pair counts once), without building an array. */
 function codePointLength(s: string): number {
@@ -225,6 +229,11 @@ export function createPasswordPolicy(options: PasswordPolicyOptions = {}): Passw
       if (length > maxLength) {
         // Nothing else is worth checking, and no other rule should spend time on an oversized input.
         return [fieldError('too_long', `The password must be at most ${maxLength} characters long.`)];
+      }
+      // RFC 8265, OpaqueString profile: no control characters (Unicode Cc: NUL, BEL, ESC, DEL, ...). Not a
+      // tunable rule: such a password cannot be typed back reliably, and it is cut short by C strings.
+      if (CONTROL_CHARACTER.test(password)) {
+        errors.push(fieldError('invalid_value', 'The password must not contain control characters.'));
       }
       if (characterClasses(password) < minCharacterClasses) {
         errors.push(

@@ -1,8 +1,10 @@
+import { actingUser } from '../authorization.js';
 import type { AccessClaims } from '../claims.js';
 import type { Clock } from '../clock.js';
 import { invalidToken, TenantAuthError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
 import { normalizeUuid } from '../ids.js';
+import { LIST_LIMITS } from '../list-limits.js';
 import type { RequestContext, SessionInfo } from '../records.js';
 import type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
 import { REFRESH_TOKEN_TYP, type TokenService } from '../tokens/token-service.js';
@@ -52,8 +54,9 @@ export function createSessionAccess(deps: {
     },
 
     async list(claims: AccessClaims): Promise<SessionInfo[]> {
-      const active = await sessions.listActiveForUser(claims.tenantId, claims.userId, clock.now());
-      return active.map((s) => ({
+      const limit = LIST_LIMITS.sessions;
+      const active = await sessions.listActiveForUser(claims.tenantId, claims.userId, clock.now(), { limit });
+      return active.slice(0, limit).map((s) => ({
         id: s.id,
         deviceInfo: s.deviceInfo,
         ipAddress: s.ipAddress,
@@ -66,6 +69,8 @@ export function createSessionAccess(deps: {
     },
 
     async revokeOne(claims: AccessClaims, rawSessionId: string, context: RequestContext = {}): Promise<void> {
+      // Revoking is a change to the caller's account: a revoked session's token may not do it.
+      await actingUser(stores, claims, clock.now());
       const sessionId = normalizeUuid(rawSessionId);
       if (sessionId === null) throw notFound();
       const session = await sessions.findById(claims.tenantId, sessionId);
@@ -84,6 +89,7 @@ export function createSessionAccess(deps: {
       options: { exceptCurrent?: boolean } = {},
       context: RequestContext = {},
     ): Promise<number> {
+      await actingUser(stores, claims, clock.now());
       const { tenantId, userId, sessionId } = claims;
       const count = await events.transaction(async (tx, record) => {
         const revoked = await tx.sessions.revokeAllForUser(

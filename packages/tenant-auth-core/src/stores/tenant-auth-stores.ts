@@ -57,8 +57,8 @@ export interface UserStore {
   findById(tenantId: string, userId: string): Promise<UserRecord | null>;
   /** Replaces the password hash of a user of that tenant. Returns whether a user was changed. */
   setPasswordHash(tenantId: string, userId: string, passwordHash: string): Promise<boolean>;
-  /** The users of a tenant, oldest first (ties by id). */
-  listByTenant(tenantId: string): Promise<UserRecord[]>;
+  /** The users of a tenant, oldest first (ties by id); the first `limit` only when given. */
+  listByTenant(tenantId: string, options?: { limit?: number }): Promise<UserRecord[]>;
   /** How many users of the tenant have that role. */
   countByRole(tenantId: string, role: Role): Promise<number>;
   /** Sets the role of a user of that tenant. Returns whether a user was changed. */
@@ -171,8 +171,13 @@ export interface SessionStore {
     at: Date,
     options?: { exceptSessionId?: string },
   ): Promise<number>;
-  /** Sessions of a user that are neither revoked nor expired at `now`, newest first. */
-  listActiveForUser(tenantId: string, userId: string, now: Date): Promise<SessionRecord[]>;
+  /** Sessions of a user that are neither revoked nor expired at `now`, newest first; the first `limit` only when given. */
+  listActiveForUser(
+    tenantId: string,
+    userId: string,
+    now: Date,
+    options?: { limit?: number },
+  ): Promise<SessionRecord[]>;
   /**
    * Deletes at most `batchSize` sessions that expired before `expiredBefore` or were revoked before
    * `revokedBefore`, oldest first, across all tenants. Returns how many it deleted; the caller repeats
@@ -202,8 +207,16 @@ export interface OneTimeTokenStore {
    * Of any number of concurrent callers with the same hash, at most one gets the token.
    */
   consume(kind: OneTimeTokenKind, tokenHash: string, now: Date): Promise<OneTimeTokenRecord | null>;
-  /** The unexpired tokens of a kind in a tenant, newest first (ties by id): pending invitations. */
-  listPending(tenantId: string, kind: OneTimeTokenKind, now: Date): Promise<OneTimeTokenRecord[]>;
+  /**
+   * The unexpired tokens of a kind in a tenant, newest first (ties by id): pending invitations. The first
+   * `limit` only when given.
+   */
+  listPending(
+    tenantId: string,
+    kind: OneTimeTokenKind,
+    now: Date,
+    options?: { limit?: number },
+  ): Promise<OneTimeTokenRecord[]>;
   /** Deletes one token of the tenant by id and kind. Returns whether it existed (expired or not). */
   revoke(tenantId: string, kind: OneTimeTokenKind, id: string): Promise<boolean>;
   /** Deletes the tokens of a kind issued for a user. Returns how many. */

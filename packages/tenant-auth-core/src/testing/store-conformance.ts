@@ -6,6 +6,7 @@ import {
   tenantLockCases,
   userDeletionCases,
 } from './conformance/deletions-and-locks.js';
+import { listLimitCases } from './conformance/list-limits.js';
 import { emailChangeCases, memberChangeCases, memberListCases } from './conformance/members.js';
 import { tokenConsumeCases, tokenIssueCases, tokenTenantCases } from './conformance/one-time-tokens.js';
 import { outboxCases } from './conformance/outbox.js';
@@ -64,6 +65,7 @@ const CASES: ((context: ConformanceContext) => void)[] = [
   outboxCases,
   auditListCases,
   auditWriteCases,
+  listLimitCases,
 ];
 
 /**

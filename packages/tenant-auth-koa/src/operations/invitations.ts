@@ -26,6 +26,7 @@ export const INVITATION_OPERATIONS = [
       body: invitationResponseSchema,
       description: 'Invited; the email is on its way.',
     },
+    problems: ['email_not_verified'],
     handler: async ({ ctx, caller, body }, { auth }) => ({
       invitation: toInvitationJson(await auth.createInvitation(caller, body, requestContext(ctx))),
     }),

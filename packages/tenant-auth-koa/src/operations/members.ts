@@ -35,7 +35,7 @@ export const MEMBER_OPERATIONS = [
     params: { userId: 'User id.' },
     body: 'changeMemberRole',
     success: { status: 200, body: memberSchema, description: 'The member with its new role.' },
-    problems: ['not_found', 'last_owner'],
+    problems: ['not_found', 'last_owner', 'email_not_verified'],
     handler: async ({ ctx, caller, params, body }, { auth }) =>
       toMemberJson(await auth.changeMemberRole(caller, params.userId, body.role, requestContext(ctx))),
   }),

@@ -48,13 +48,17 @@ returning ${ONE_TIME_TOKEN_COLUMNS}`,
       }
     },
 
-    async listPending(tenantId, kind, now) {
+    async listPending(tenantId, kind, now, options) {
       if (!isUuid(tenantId)) return [];
       try {
         const rows = await em().find(
           tenantAuthOneTimeTokenSchema,
           { tenantId, kind, expiresAt: { $gt: now } },
-          { disableIdentityMap: true, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
+          {
+            disableIdentityMap: true,
+            orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+            ...(options?.limit === undefined ? {} : { limit: options.limit }),
+          },
         );
         return rows.map(toOneTimeToken);
       } catch (err) {

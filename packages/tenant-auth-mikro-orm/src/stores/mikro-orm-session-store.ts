@@ -67,13 +67,22 @@ function sessionReads(
       }
     },
 
-    async listActiveForUser(tenantId: string, userId: string, now: Date): Promise<SessionRecord[]> {
+    async listActiveForUser(
+      tenantId: string,
+      userId: string,
+      now: Date,
+      options?: { limit?: number },
+    ): Promise<SessionRecord[]> {
       if (!isUuid(tenantId) || !isUuid(userId)) return [];
       try {
         const rows = await em().find(
           tenantAuthSessionSchema,
           { tenantId, userId, revokedAt: null, expiresAt: { $gt: now } },
-          { disableIdentityMap: true, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
+          {
+            disableIdentityMap: true,
+            orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+            ...(options?.limit === undefined ? {} : { limit: options.limit }),
+          },
         );
         return rows.map(toSession);
       } catch (err) {

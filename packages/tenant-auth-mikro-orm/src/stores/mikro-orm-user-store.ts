@@ -72,13 +72,17 @@ export function mikroOrmUserStore(em: () => EntityManager, scope: () => SqlScope
         throw toStoreError(err);
       }
     },
-    async listByTenant(tenantId) {
+    async listByTenant(tenantId, options) {
       if (!isUuid(tenantId)) return [];
       try {
         const rows = await em().find(
           tenantAuthUserSchema,
           { tenantId },
-          { disableIdentityMap: true, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+          {
+            disableIdentityMap: true,
+            orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+            ...(options?.limit === undefined ? {} : { limit: options.limit }),
+          },
         );
         return rows.map(toUser);
       } catch (err) {

@@ -92,11 +92,12 @@ export function memoryUserStore(run: Run): UserStore {
       }),
     findById: (tenantId, userId) => run((s) => copyOrNull(userOf(s, tenantId, userId))),
     setPasswordHash: (tenantId, userId, passwordHash) => update(tenantId, userId, { passwordHash }),
-    listByTenant: (tenantId) =>
+    listByTenant: (tenantId, options) =>
       run((s) =>
         [...s.users.values()]
           .filter((u) => u.tenantId === tenantId)
           .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
+          .slice(0, options?.limit)
           .map(copy),
       ),
     countByRole: (tenantId, role) =>

@@ -43,11 +43,12 @@ export function memoryOneTimeTokenStore(run: Run): OneTimeTokenStore {
         remove(s, token);
         return copy(token);
       }),
-    listPending: (tenantId, kind, now) =>
+    listPending: (tenantId, kind, now, options) =>
       run((s) =>
         [...s.oneTimeTokens.values()]
           .filter((t) => t.tenantId === tenantId && t.kind === kind && t.expiresAt > now)
           .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+          .slice(0, options?.limit)
           .map(copy),
       ),
     revoke: (tenantId, kind, id) =>

@@ -96,7 +96,7 @@ export function memorySessionStore(run: Run): SessionStore {
         }
         return count;
       }),
-    listActiveForUser: (tenantId, userId, now) =>
+    listActiveForUser: (tenantId, userId, now, options) =>
       run((s) =>
         [...s.sessions.values()]
           .filter(
@@ -104,6 +104,7 @@ export function memorySessionStore(run: Run): SessionStore {
               x.tenantId === tenantId && x.userId === userId && x.revokedAt === null && x.expiresAt > now,
           )
           .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+          .slice(0, options?.limit)
           .map(copy),
       ),
     deleteExpired: ({ expiredBefore, revokedBefore, batchSize }) =>
