@@ -67,8 +67,12 @@ export function createApp(options: AppOptions): { app: Koa; tenantAuth: TenantAu
   }
   if (config.trustedProxies !== undefined) {
     const parsed = parseTrustedProxies(config.trustedProxies);
-    // parseConfig refused a bad list already.
-    if (parsed.ok) app.use(onlyTrustedProxies(parsed.list));
+    // parseConfig refused a bad list already; one that got here unchecked stops the server, fail closed.
+    if (!parsed.ok)
+      throw new Error(
+        `TRUSTED_PROXIES holds entries that are not addresses or CIDRs: ${parsed.bad.join(', ')}`,
+      );
+    app.use(onlyTrustedProxies(parsed.list));
   }
   // Request lines carry only fields the request log sets (no header, body or token).
   app.use(requestLog(withoutRedaction(logger)));
