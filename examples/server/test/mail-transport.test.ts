@@ -23,6 +23,7 @@ const message = {
   to: 'ada@example.com',
   subject: 'Reset your password',
   text: 'https://app.example.com/reset-password?token=secret-link-token',
+  html: '<p><a href="https://app.example.com/reset-password?token=secret-link-token">Reset</a></p>',
 };
 
 describe('the SMTP transport', () => {
