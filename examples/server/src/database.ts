@@ -16,7 +16,7 @@ export interface Database {
   orm: MikroORM;
   /** Locks a PGlite folder for this process and connects. */
   open(): Promise<void>;
-  /** Applies pending migrations; returns the names applied. */
+  /** Applies pending migrations, logging before and after; returns the names applied. */
   migrate(): Promise<string[]>;
   /** `SELECT 1` through the ORM; throws when the database does not answer. */
   ping(): Promise<void>;
@@ -126,8 +126,19 @@ export function createDatabase(
         throw err;
       }
     },
-    // Concurrent instances wait for each other (advisory lock); applied migrations are recorded.
-    migrate: () => runTenantAuthMigrations(orm),
+    // Concurrent instances wait for each other (advisory lock); applied migrations are recorded. The first
+    // run on PGlite takes many seconds: the lines before and after say it is not hung.
+    async migrate() {
+      logger?.info({}, 'running migrations…');
+      const started = performance.now();
+      const applied = await runTenantAuthMigrations(orm);
+      const durationMs = Math.round(performance.now() - started);
+      logger?.info(
+        { migrations: applied, durationMs },
+        `migrations done in ${durationMs} ms (${applied.length === 0 ? 'none pending' : `applied ${applied.join(', ')}`})`,
+      );
+      return applied;
+    },
     async ping() {
       await orm.em.getConnection().execute('select 1');
     },

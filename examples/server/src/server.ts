@@ -111,8 +111,7 @@ export async function startServer(
   try {
     await secrets.keep();
     await database.open();
-    const applied = await database.migrate();
-    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    await database.migrate();
     if (redis) await connectRedis(redis, logger);
     const http = await listen(app, config.port, config.host);
     if (!config.production && !isLoopback(config.host)) {
