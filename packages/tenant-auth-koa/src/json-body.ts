@@ -235,7 +235,9 @@ export function jsonBodyReader(limit: number): (ctx: Context) => Promise<void> |
 /**
  * The JSON body tenant-auth parsed for a request under its prefix (`{}` when the request had none), as
  * `unknown`: check its shape before use. Koa's own types do not declare `ctx.request.body`, and the body
- * parsers' type packages declare it differently, so this is the typed way to read it.
+ * parsers' type packages declare it differently, so this is the typed way to read it. Outside the prefix
+ * (where `tenantAuth.middleware()` parses nothing) it throws an `Error` that says so, unless the
+ * application's own body parser has set `ctx.request.body`.
  *
  * @example
  * router.post('/api/v1/projects', tenantAuth.requireAuth(), async (ctx) => {
@@ -244,5 +246,12 @@ export function jsonBodyReader(limit: number): (ctx: Context) => Promise<void> |
  * });
  */
 export function requestBody(ctx: Context): unknown {
-  return (ctx.request as { body?: unknown }).body;
+  const body = (ctx.request as { body?: unknown }).body;
+  if (body === undefined) {
+    // Otherwise the caller destructures `undefined` and gets a TypeError that says nothing of why.
+    throw new Error(
+      `requestBody() is only available for requests under tenant-auth's prefix: tenantAuth.middleware() parses the body there, and ${ctx.method} ${ctx.path} is not under it (or the middleware is not installed). Parse bodies of your other routes with your own body parser.`,
+    );
+  }
+  return body;
 }
