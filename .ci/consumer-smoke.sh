@@ -10,7 +10,8 @@
 # from the packages' exports maps; the expected names from .ci/consumer-smoke/expected-exports.json.
 # Then docs/getting-started.md as a reader follows it: its project files and install commands (pnpm,
 # overrides pointing at the tarballs, its pinned versions) in a folder next to the tarballs, `pnpm
-# build` of its code.
+# build` of its code, and its application run with `pnpm start` on a fresh PostgreSQL database
+# (beside TEST_DATABASE_URL's, dropped after) through the requests of its step 8.
 # Prints a summary and exits non-zero when any step fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +35,7 @@ app="$work/app"
 # The guide's layout: the application's folder next to the tarballs (its overrides say ../tarballs/…).
 guide="$work/my-app"
 mkdir -p "$tarballs" "$app" "$guide"
+export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 summary=()
 failed=0
 
@@ -109,7 +111,10 @@ check "run: CommonJS consumer (require)" node "$app/run-cjs.cjs"
 # docs/getting-started.md, followed as written.
 setup_guide() {
   node "$root/.ci/consumer-smoke/guide-project.mjs" "$root/docs/getting-started.md" "$guide" \
-    && (cd "$guide" && bash consumer-smoke-run.sh)
+    && (cd "$guide" && bash consumer-smoke-run.sh) \
+    && cp "$root/.ci/consumer-smoke/guide-step8.mjs" "$guide/"
 }
 must "the guide's project: its files and its install commands (pnpm, from the tarballs)" setup_guide
 must "the guide's code compiles with its tsconfig (pnpm build)" bash -c 'cd "$1" && pnpm build' _ "$guide"
+check "the guide's application on PostgreSQL, through step 8 (pnpm start)" \
+  bash -c 'cd "$1" && node guide-step8.mjs "$2"' _ "$guide" "$TEST_DATABASE_URL"
