@@ -8,6 +8,10 @@
 # mktemp -d project; tsc with module nodenext (ESM .mts and CommonJS .cts consumers) and with
 # moduleResolution bundler; node: import() and require() of every entry point. The entry points come
 # from the packages' exports maps; the expected names from .ci/consumer-smoke/expected-exports.json.
+# Then docs/getting-started.md as a reader follows it: its project files and install commands (pnpm,
+# overrides pointing at the tarballs, its pinned versions) in a folder next to the tarballs, `pnpm
+# build` of its code, and its application run with `pnpm start` on a fresh PostgreSQL database
+# (beside TEST_DATABASE_URL's, dropped after) through the requests of its step 8.
 # Prints a summary and exits non-zero when any step fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +32,10 @@ started=$SECONDS
 work="$(mktemp -d "${TMPDIR:-/tmp}/tenant-auth-consumer-smoke.XXXXXX")"
 tarballs="$work/tarballs"
 app="$work/app"
-mkdir -p "$tarballs" "$app"
+# The guide's layout: the application's folder next to the tarballs (its overrides say ../tarballs/…).
+guide="$work/my-app"
+mkdir -p "$tarballs" "$app" "$guide"
+export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 summary=()
 failed=0
 
@@ -100,5 +107,14 @@ check "typecheck: module nodenext (ESM and CommonJS consumers)" "$app/node_modul
 check "typecheck: module esnext, moduleResolution bundler" "$app/node_modules/.bin/tsc" -p "$app/tsconfig.bundler.json"
 check "run: ESM consumer (import)" node "$app/run-esm.mjs"
 check "run: CommonJS consumer (require)" node "$app/run-cjs.cjs"
-# The snippets are resolved from the scratch app's node_modules: put the project folders inside it.
-check "compile the code of docs/getting-started.md" node "$app/check-snippets.mjs" "$root" "$app" docs/getting-started.md
+
+# docs/getting-started.md, followed as written.
+setup_guide() {
+  node "$root/.ci/consumer-smoke/guide-project.mjs" "$root/docs/getting-started.md" "$guide" \
+    && (cd "$guide" && bash consumer-smoke-run.sh) \
+    && cp "$root/.ci/consumer-smoke/guide-step8.mjs" "$guide/"
+}
+must "the guide's project: its files and its install commands (pnpm, from the tarballs)" setup_guide
+must "the guide's code compiles with its tsconfig (pnpm build)" bash -c 'cd "$1" && pnpm build' _ "$guide"
+check "the guide's application on PostgreSQL, through step 8 (pnpm start)" \
+  bash -c 'cd "$1" && node guide-step8.mjs "$2"' _ "$guide" "$TEST_DATABASE_URL"

@@ -1,6 +1,6 @@
 import Koa from 'koa';
-import type { TenantAuth } from 'tenant-auth-core';
-import { createTenantAuthKoa, type TenantAuthKoa } from 'tenant-auth-koa';
+import { type TenantAuth, TenantAuthError } from 'tenant-auth-core';
+import { createTenantAuthKoa, respondWithProblem, type TenantAuthKoa } from 'tenant-auth-koa';
 import { asConfigError } from './auth.js';
 import type { ServerConfig } from './config.js';
 import { type Logger, withoutRedaction } from './logger.js';
@@ -22,7 +22,7 @@ export interface AppOptions {
 
 /**
  * The Koa app of the reference server: the operator's routes at the root (`/livez`, `/readyz`,
- * `/metrics`, with `operations`), a request log, and tenant-auth through its one composition path
+ * `/metrics`, with `operations`), a request log, `404 not_found` problems for unknown routes, and tenant-auth through its one composition path
  * under `/api/v1`, configured per environment as API.md says. Configuration only.
  *
  * @example const { app } = createApp({ config, auth, logger, ping: db.ping });
@@ -54,7 +54,9 @@ export function createApp(options: AppOptions): { app: Koa; tenantAuth: TenantAu
       ...(operations ? { onResponse: operations.metrics.onResponse } : {}),
     }),
   );
-  // First: probes are answered before anything else runs, and are not in the request log.
+  // Outermost: a request nothing answered gets the problem tenant-auth answers under its prefix.
+  app.use(notFoundAsProblem);
+  // Then the probes, answered before anything else runs, and not in the request log.
   if (operations) {
     app.use(
       operationsRoutes({
@@ -67,14 +69,29 @@ export function createApp(options: AppOptions): { app: Koa; tenantAuth: TenantAu
   }
   if (config.trustedProxies !== undefined) {
     const parsed = parseTrustedProxies(config.trustedProxies);
-    // parseConfig refused a bad list already.
-    if (parsed.ok) app.use(onlyTrustedProxies(parsed.list));
+    // parseConfig refused a bad list already; one that got here unchecked stops the server, fail closed.
+    if (!parsed.ok)
+      throw new Error(
+        `TRUSTED_PROXIES holds entries that are not addresses or CIDRs: ${parsed.bad.join(', ')}`,
+      );
+    app.use(onlyTrustedProxies(parsed.list));
   }
   // Request lines carry only fields the request log sets (no header, body or token).
   app.use(requestLog(withoutRedaction(logger)));
   app.use(tenantAuth.middleware());
   return { app, tenantAuth };
 }
+
+/**
+ * `404 not_found` problem details for every unknown route of the server, outside the prefix too (API.md
+ * 1.2), instead of Koa's `text/plain` "Not Found". Under the prefix tenant-auth has answered already.
+ */
+const notFoundAsProblem: Koa.Middleware = async (ctx, next) => {
+  await next();
+  if (ctx.body == null && ctx.status === 404) {
+    respondWithProblem(ctx, new TenantAuthError('not_found', 'No route matches the request.'));
+  }
+};
 
 /** Name, code and message of an error for the log; no stack, no parameters. */
 function errorSummary(err: unknown): Record<string, unknown> {

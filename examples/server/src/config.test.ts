@@ -272,6 +272,34 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('refuses a malformed TRUSTED_PROXIES entry instead of widening it, naming the entry', () => {
+    // Each of these once parsed as something else: `10.0.0.1/` as 10.0.0.1/0, that is every IPv4 peer.
+    for (const entry of [
+      '10.0.0.1/', // an empty prefix length
+      '10.0.0.0/ 8', // stray characters
+      '10.0.0.0/0x8',
+      '10.0.0.0/1e1',
+      '10.0.0.0/+8',
+      '10.0.0.0/08',
+      '10.0.0.0/8.0',
+      '10.0.0.0/-1', // out of range
+      '::1/129',
+      '10.0.0.256', // not an address
+      'fe80::1%eth0',
+      '/8',
+    ]) {
+      expect(issues({ TRUSTED_PROXIES: `192.168.0.0/16,${entry}` }), entry).toEqual([
+        {
+          variable: 'TRUSTED_PROXIES',
+          message: `holds entries that are not addresses or CIDRs: ${entry}`,
+        },
+      ]);
+    }
+    expect(parseConfig({ TRUSTED_PROXIES: '10.0.0.0/0, ::/0, 10.0.0.1/32, ::1/128' }).trustedProxies).toBe(
+      '10.0.0.0/0, ::/0, 10.0.0.1/32, ::1/128',
+    );
+  });
+
   it('treats empty variables as unset', () => {
     expect(
       parseConfig({ PORT: '', NODE_ENV: '', DATABASE_URL: '', LOG_LEVEL: '', REDIS_URL: '' }),

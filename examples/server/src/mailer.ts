@@ -26,13 +26,7 @@ export function createMailer(config: ServerConfig, logger: Logger): Mailer {
       },
     };
   }
-  const transport = nodemailer.createTransport({
-    url: smtpUrl,
-    // A mail server that does not answer must fail the attempt (the outbox retries it), not hang it.
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  });
+  const transport = nodemailer.createTransport(smtpTransportOptions(smtpUrl, config.production));
   return {
     async send(message) {
       await transport.sendMail({
@@ -43,5 +37,34 @@ export function createMailer(config: ServerConfig, logger: Logger): Mailer {
         html: message.html,
       });
     },
+  };
+}
+
+/**
+ * nodemailer's options for `SMTP_URL`. `smtps://` speaks TLS from the first byte. `smtp://` upgrades
+ * with STARTTLS when the server offers it, which an attacker on the path can strip (remove the offer) to
+ * read the emails' links and the SMTP password; so in production STARTTLS is required (`requireTLS`): a
+ * server that does not offer it fails the attempt instead of getting the message in clear.
+ *
+ * @example
+ * nodemailer.createTransport(smtpTransportOptions('smtp://user:pass@smtp.example.com:587', true));
+ */
+export function smtpTransportOptions(
+  smtpUrl: string,
+  production: boolean,
+): {
+  url: string;
+  requireTLS?: true;
+  connectionTimeout: number;
+  greetingTimeout: number;
+  socketTimeout: number;
+} {
+  return {
+    url: smtpUrl,
+    ...(production && smtpUrl.startsWith('smtp:') ? { requireTLS: true } : {}),
+    // A mail server that does not answer must fail the attempt (the outbox retries it), not hang it.
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
   };
 }

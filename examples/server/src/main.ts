@@ -1,5 +1,6 @@
 import { ConfigError, describeDatabase, loadConfigOrExit } from './config.js';
 import { DataFolderInUseError } from './data-folder-lock.js';
+import { DatabaseMissingError } from './database.js';
 import { createLogger, stdoutDestination } from './logger.js';
 import type { RunningServer } from './server.js';
 import { lowerThreadPoolPriority } from './thread-pool-priority.js';
@@ -63,7 +64,11 @@ async function main(): Promise<void> {
   try {
     server = await startServer(config, logger);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof DataFolderInUseError) {
+    if (
+      err instanceof ConfigError ||
+      err instanceof DataFolderInUseError ||
+      err instanceof DatabaseMissingError
+    ) {
       process.stderr.write(`tenant-auth reference server: ${err.message}\n`);
     } else {
       logger.fatal({ err }, 'start-up failed');

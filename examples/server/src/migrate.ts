@@ -6,7 +6,7 @@ import { createLogger } from './logger.js';
 async function main(): Promise<void> {
   const config = loadConfigOrExit('tenant-auth migrate');
   const logger = createLogger({ level: config.logLevel });
-  const db = createDatabase(config.database, logger);
+  const db = createDatabase(config.database, { logger, production: config.production });
   try {
     await db.open();
     const applied = await db.migrate();

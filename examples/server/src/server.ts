@@ -70,7 +70,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const secrets = await resolveSecrets(config, logger);
   const accessToken = await loadAccessKeys(config, secrets.secret);
-  const database = createDatabase(config.database, logger);
+  const database = createDatabase(config.database, { logger, production: config.production });
   // Connects only when told (below), so nothing talks to Redis before the configuration is known good.
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
@@ -111,8 +111,7 @@ export async function startServer(
   try {
     await secrets.keep();
     await database.open();
-    const applied = await database.migrate();
-    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    await database.migrate();
     if (redis) await connectRedis(redis, logger);
     const http = await listen(app, config.port, config.host);
     if (!config.production && !isLoopback(config.host)) {

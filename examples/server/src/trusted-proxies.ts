@@ -3,7 +3,8 @@ import type Koa from 'koa';
 
 /**
  * Parses `TRUSTED_PROXIES`: comma-separated addresses and CIDRs (IPv4 or IPv6). Returns the list, or
- * the entries that are not addresses.
+ * the entries that are not addresses: a malformed entry (an empty or out-of-range prefix length, stray
+ * characters, a bad address) is refused, never read as a wider range.
  *
  * @example
  * parseTrustedProxies('10.0.0.0/8, ::1'); // { ok: true, list: BlockList }
@@ -18,14 +19,13 @@ export function parseTrustedProxies(
     .map((e) => e.trim())
     .filter((e) => e !== '')) {
     const [address = '', bits, extra] = entry.split('/');
-    const family = isIP(address);
-    const prefix = bits === undefined ? undefined : Number(bits);
+    // A zone (`fe80::1%eth0`) names an interface, not a peer address.
+    const family = address.includes('%') ? 0 : isIP(address);
+    // Digits only, without a leading zero: `Number()` would read `''` (from `10.0.0.1/`) as 0, so a typo
+    // trusted every peer, and would also take ' 8', '0x8', '1e1' or '+8'.
+    const prefix = bits === undefined ? undefined : /^(0|[1-9]\d{0,2})$/.test(bits) ? Number(bits) : -1;
     const max = family === 6 ? 128 : 32;
-    if (
-      family === 0 ||
-      extra !== undefined ||
-      (prefix !== undefined && (!Number.isInteger(prefix) || prefix < 0 || prefix > max))
-    ) {
+    if (family === 0 || extra !== undefined || (prefix !== undefined && (prefix < 0 || prefix > max))) {
       bad.push(entry);
       continue;
     }

@@ -65,12 +65,12 @@ function describeRateLimits(options: ResolvedOptions): void {
         strict,
         general,
         account,
-        store: isDefault ? 'memory' : 'custom',
+        store: isDefault ? 'memory' : (rateLimit.store?.name ?? 'custom'),
       },
     },
     isDefault
       ? `tenant-auth: rate limits on an in-memory store (this process only; pass rateLimit.store to share them between instances): ${strict}/${w}s per client on credential routes, ${general}/${w}s elsewhere, ${account}/${w}s login attempts per account`
-      : `tenant-auth: rate limits on the given store: ${strict}/${w}s per client on credential routes, ${general}/${w}s elsewhere, ${account}/${w}s login attempts per account`,
+      : `tenant-auth: rate limits on the given store (${rateLimit.store?.name ?? 'custom'}): ${strict}/${w}s per client on credential routes, ${general}/${w}s elsewhere, ${account}/${w}s login attempts per account`,
   );
 }
 

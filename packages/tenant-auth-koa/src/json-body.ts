@@ -1,10 +1,19 @@
 import type { Context } from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { TenantAuthError } from 'tenant-auth-core';
+import { isTenantAuthError, TenantAuthError } from 'tenant-auth-core';
 import { isUnsafeMethod } from './csrf.js';
 
 /** @internal Default JSON body limit: 16 KiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
+
+/**
+ * @internal How much of a refused (too large) body is read and thrown away, and for how long, before the
+ * `413` is sent. A client is still writing its body when the server decides; a server that answers and
+ * closes at once makes the client's next write fail (EPIPE, ECONNRESET), and most clients then report that
+ * failure instead of the answer. Reading the rest first, within these bounds, lets the answer arrive; past
+ * them the answer goes at once and the connection is closed (what nginx's lingering close does too).
+ */
+export const DISCARD_LIMIT = { bytes: 4 * 1024 * 1024, ms: 10_000 } as const;
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -126,11 +135,54 @@ function mapParseError(err: unknown): unknown {
 }
 
 /**
+ * Reads what is left of a refused body and throws it away, within {@link DISCARD_LIMIT}, so the answer
+ * that follows reaches a client that is still writing. Past the bound (or when the declared length is
+ * already past it) the response says `Connection: close` and the rest is never read.
+ */
+async function discardRest(ctx: Context): Promise<void> {
+  const req = ctx.req;
+  if (req.complete || req.destroyed) return;
+  if (Number(ctx.get('content-length')) > DISCARD_LIMIT.bytes) {
+    ctx.set('Connection', 'close');
+    return;
+  }
+  // A Content-Encoding pipes the request into a decompressor, which the parser stopped reading.
+  req.unpipe();
+  await new Promise<void>((resolve) => {
+    let seen = 0;
+    const stop = (whole: boolean) => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onEnd);
+      req.off('error', onEnd);
+      if (!whole) {
+        req.pause();
+        ctx.set('Connection', 'close');
+      }
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DISCARD_LIMIT.bytes) stop(false);
+    };
+    const onEnd = () => stop(true);
+    const timer = setTimeout(() => stop(false), DISCARD_LIMIT.ms);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('close', onEnd);
+    req.once('error', onEnd);
+    req.resume();
+  });
+}
+
+/**
  * @internal Body parsing for a JSON API, on `koa-bodyparser`:
  * - an unsafe request (POST, PUT, PATCH, DELETE, ...) that has a body or a Content-Type must be
  *   `application/json` (UTF-8): forms, `text/plain` and multipart get `415 unsupported_media_type`, so a
  *   cross-site form can never reach a handler;
- * - bodies above the limit (16 KiB) get `413 payload_too_large`;
+ * - bodies above the limit (16 KiB) get `413 payload_too_large`, after the rest of the body was read and
+ *   thrown away (up to {@link DISCARD_LIMIT}), so a client still writing it receives the answer;
  * - invalid JSON, a top-level value that is not an object or array, `__proto__` / `constructor` /
  *   `prototype` keys at any depth, text that is not well-formed Unicode (a lone surrogate), and a body
  *   that does not decode as its `Content-Encoding` says get `400 invalid_json`.
@@ -148,7 +200,9 @@ export function jsonBodyReader(limit: number): (ctx: Context) => Promise<void> |
         parsedOk = true;
       });
     } catch (err) {
-      throw mapParseError(err);
+      const mapped = mapParseError(err);
+      if (isTenantAuthError(mapped) && mapped.code === 'payload_too_large') await discardRest(ctx);
+      throw mapped;
     }
     if (!parsedOk) throw new TenantAuthError('invalid_json', 'The request body is not valid JSON.');
     checkParsed(ctx.request.body);
@@ -181,7 +235,9 @@ export function jsonBodyReader(limit: number): (ctx: Context) => Promise<void> |
 /**
  * The JSON body tenant-auth parsed for a request under its prefix (`{}` when the request had none), as
  * `unknown`: check its shape before use. Koa's own types do not declare `ctx.request.body`, and the body
- * parsers' type packages declare it differently, so this is the typed way to read it.
+ * parsers' type packages declare it differently, so this is the typed way to read it. Outside the prefix
+ * (where `tenantAuth.middleware()` parses nothing) it throws an `Error` that says so, unless the
+ * application's own body parser has set `ctx.request.body`.
  *
  * @example
  * router.post('/api/v1/projects', tenantAuth.requireAuth(), async (ctx) => {
@@ -190,5 +246,12 @@ export function jsonBodyReader(limit: number): (ctx: Context) => Promise<void> |
  * });
  */
 export function requestBody(ctx: Context): unknown {
-  return (ctx.request as { body?: unknown }).body;
+  const body = (ctx.request as { body?: unknown }).body;
+  if (body === undefined) {
+    // Otherwise the caller destructures `undefined` and gets a TypeError that says nothing of why.
+    throw new Error(
+      `requestBody() is only available for requests under tenant-auth's prefix: tenantAuth.middleware() parses the body there, and ${ctx.method} ${ctx.path} is not under it (or the middleware is not installed). Parse bodies of your other routes with your own body parser.`,
+    );
+  }
+  return body;
 }

@@ -69,6 +69,8 @@ const DOWN = new Set(['reconnecting', 'close', 'end', 'disconnecting']);
  * const auth = createTenantAuth({ ...options, rateLimit: { store: new RedisRateLimitStore({ redis }) } });
  */
 export class RedisRateLimitStore implements RateLimitStore {
+  /** What tenant-auth's start-up line calls this store. */
+  readonly name = 'redis';
   readonly keyPrefix: string;
   readonly commandTimeoutMs: number;
   readonly #redis: RedisScriptClient;

@@ -62,6 +62,8 @@ export interface RateLimitHit {
  * const auth = createTenantAuth({ ..., rateLimit: { store: new RedisRateLimitStore({ redis }) } });
  */
 export interface RateLimitStore {
+  /** What tenant-auth's start-up line calls the store (`"store":"redis"`); `custom` when absent. */
+  readonly name?: string;
   hit(key: string, options: RateLimitHitOptions): Promise<RateLimitHit>;
   /** Releases timers and connections the store owns. */
   close?(): Promise<void>;
