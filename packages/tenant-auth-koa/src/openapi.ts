@@ -325,7 +325,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: options.info?.title ?? 'tenant-auth',
-      version: options.info?.version ?? '1.0.0',
+      version: options.info?.version ?? '1.1.0',
       description:
         options.info?.description ??
         'Multi-tenant authentication: registration, login, rotating refresh tokens, sessions, members and invitations, account recovery, audit log. Errors are RFC 9457 problem details. Response objects may gain fields in later versions: ignore the ones you do not know.',
