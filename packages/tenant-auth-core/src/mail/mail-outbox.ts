@@ -237,7 +237,9 @@ export function createMailOutbox(deps: MailOutboxDeps): MailOutbox {
 /**
  * The loop of `MailOutbox.start`: a pass at once, then one per timer tick (at half to the whole interval,
  * drawn anew each time, so a pass's time says nothing about when a request came), and one at once when
- * woken. Timer passes run `scheduledTask` first (the held requests); woken passes only deliver.
+ * woken. Timer passes run `scheduledTask` first (the held requests); woken passes only deliver. A wake
+ * never cancels nor postpones the timer: were it to, mail sent more often than the interval (each
+ * registration wakes the loop) would keep the held requests waiting for ever.
  */
 function deliveryLoop(deps: {
   intervalSeconds: number;
@@ -249,17 +251,27 @@ function deliveryLoop(deps: {
 }) {
   const { intervalSeconds, deliver, scheduledTask, random, logger } = deps;
   let stopped = false;
-  let pending = false;
+  /** Passes asked for while one ran: the timer's (held requests and delivery), a wake's (delivery). */
+  let pendingScheduled = false;
+  let pendingWake = false;
   let running: Promise<void> | undefined;
+  /** The next timer pass; armed whenever no timer pass is running or waiting to. */
   let timer: NodeJS.Timeout | undefined;
   const nextDelayMs = () => intervalSeconds * 1000 * (0.5 + 0.5 * ((random(1)[0] ?? 255) / 255));
+  const arm = () => {
+    timer = setTimeout(() => {
+      timer = undefined;
+      run(true);
+    }, nextDelayMs());
+    timer.unref();
+  };
   const run = (scheduled: boolean) => {
     if (stopped) return;
     if (running) {
-      pending = true;
+      if (scheduled) pendingScheduled = true;
+      else pendingWake = true;
       return;
     }
-    clearTimeout(timer);
     const held = scheduled
       ? scheduledTask().catch((err: unknown) =>
           logger.warn({ err }, 'tenant-auth: held requests could not be processed; retrying'),
@@ -272,13 +284,17 @@ function deliveryLoop(deps: {
       .finally(() => {
         running = undefined;
         if (stopped) return;
-        if (pending) {
-          pending = false;
-          run(false);
+        if (pendingScheduled) {
+          // A timer pass delivers too: it answers the wakes that waited with it.
+          pendingScheduled = pendingWake = false;
+          run(true);
           return;
         }
-        timer = setTimeout(() => run(true), nextDelayMs());
-        timer.unref();
+        if (pendingWake) {
+          pendingWake = false;
+          run(false);
+        }
+        if (!timer) arm();
       });
   };
   return {
