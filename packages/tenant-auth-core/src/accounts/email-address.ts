@@ -1,4 +1,4 @@
-import { actingUser, currentUser } from '../authorization.js';
+import { actingUser } from '../authorization.js';
 import type { AccessClaims } from '../claims.js';
 import { parseEmail } from '../email.js';
 import { invalidOrExpired, isTenantAuthError, mailUnavailable, validationError } from '../errors.js';
@@ -80,7 +80,8 @@ function createVerification(services: Services, mailboxAllows: MailboxAllows) {
     enqueueVerification,
 
     async requestVerification(claims: AccessClaims, context: RequestContext = {}): Promise<void> {
-      const user = await currentUser(stores, claims);
+      // It sends an email on the account's behalf: a revoked session may not (API.md 1.2).
+      const user = await actingUser(stores, claims, clock.now());
       if (user.emailVerified) return;
       if (!mail) throw mailUnavailable();
       await stores.transaction(async (tx) => {

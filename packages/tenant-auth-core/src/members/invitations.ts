@@ -89,6 +89,12 @@ function createInvitationSending(services: Services) {
         throw rateLimited({ ...budget, key: undefined }, 'Too many emails to this address; try again later.');
 
       const invitation = await events.transaction(async (tx, record) => {
+        // Checked again under the lock of role changes and removals, as they are: a "sign out
+        // everywhere", a removal or a demotion that committed since the check above stops it here.
+        if (!(await tx.tenants.lock(claims.tenantId))) throw notFound();
+        const inviter = await actingUser(tx, claims, clock.now(), 'admin');
+        if (role === 'owner' && inviter.role !== 'owner')
+          throw forbidden('Only an owner may invite an owner.');
         const tenant = await tx.tenants.findById(claims.tenantId);
         if (!tenant) throw notFound();
         const { token, record: issued } = await oneTimeTokens.issue(tx, {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createMemoryStores } from '../stores/memory/memory-stores.js';
 import { code, join, owner, PASSWORD, setup, verify } from '../test-helpers.js';
 
 const NEW_PASSWORD = 'Quiet-Orchard-Compass-91';
@@ -97,5 +98,47 @@ describe('a revoked session administers nothing and changes no account (API.md 1
     );
     expect(await code(t.auth.listAuditEvents(ada.claims))).toBe('ok');
     expect(await code(t.auth.authorize(ada.claims, 'owner'))).toBe('ok');
+  });
+
+  it('does not send a verification email for a revoked session', async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@example.com');
+    await t.settle();
+    t.inbox.messages.length = 0;
+    await t.auth.revokeAllSessions(ada.claims);
+    expect(await code(t.auth.requestEmailVerification(ada.claims))).toBe('invalid_token');
+    await t.settle();
+    expect(t.inbox.messages).toEqual([]);
+  });
+
+  it('refuses an invitation when "sign out everywhere" committed between its checks and its write', async () => {
+    const real = createMemoryStores();
+    let meanwhile: (() => Promise<unknown>) | undefined;
+    // The address lookup runs after the first session check and before the invitation's transaction.
+    const users = new Proxy(real.users, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          if (key === 'findByEmail' && meanwhile) {
+            const run = meanwhile;
+            meanwhile = undefined;
+            await run();
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const t = setup({ stores: { ...real, users } });
+    const ada = await owner(t.auth, 'ada@example.com');
+    await verify(t, 'ada@example.com');
+    meanwhile = () => t.auth.revokeAllSessions(ada.claims);
+    expect(
+      await code(t.auth.createInvitation(ada.claims, { email: 'mallory@example.com', role: 'owner' })),
+    ).toBe('invalid_token');
+    expect(meanwhile).toBeUndefined();
+    expect(await real.oneTimeTokens.listPending(ada.claims.tenantId, 'invitation', t.clock.now())).toEqual(
+      [],
+    );
   });
 });
