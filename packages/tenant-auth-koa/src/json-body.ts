@@ -15,6 +15,15 @@ export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
  */
 export const DISCARD_LIMIT = { bytes: 4 * 1024 * 1024, ms: 10_000 } as const;
 
+/**
+ * @internal How many refused bodies this process reads and throws away at once. Each drain holds a
+ * connection for up to {@link DISCARD_LIMIT}; without a cap, a client could open many such connections
+ * and keep the server reading for them. Beyond it the `413` goes at once with `Connection: close`, the
+ * body unread (the answer may then be lost to a client still writing: the price of the bound).
+ */
+export const MAX_CONCURRENT_DRAINS = 32;
+let drains = 0;
+
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
@@ -137,18 +146,30 @@ function mapParseError(err: unknown): unknown {
 /**
  * Reads what is left of a refused body and throws it away, within {@link DISCARD_LIMIT}, so the answer
  * that follows reaches a client that is still writing. Past the bound (or when the declared length is
- * already past it) the response says `Connection: close` and the rest is never read.
+ * already past it, or {@link MAX_CONCURRENT_DRAINS} are under way) the response says `Connection: close`
+ * and the rest is never read.
  */
 async function discardRest(ctx: Context): Promise<void> {
   const req = ctx.req;
   if (req.complete || req.destroyed) return;
-  if (Number(ctx.get('content-length')) > DISCARD_LIMIT.bytes) {
+  if (Number(ctx.get('content-length')) > DISCARD_LIMIT.bytes || drains >= MAX_CONCURRENT_DRAINS) {
     ctx.set('Connection', 'close');
     return;
   }
   // A Content-Encoding pipes the request into a decompressor, which the parser stopped reading.
   req.unpipe();
-  await new Promise<void>((resolve) => {
+  drains++;
+  try {
+    await readAndDiscard(ctx);
+  } finally {
+    drains--;
+  }
+}
+
+/** Reads the rest of the request and throws it away, until its end or past {@link DISCARD_LIMIT}. */
+function readAndDiscard(ctx: Context): Promise<void> {
+  const req = ctx.req;
+  return new Promise<void>((resolve) => {
     let seen = 0;
     const stop = (whole: boolean) => {
       clearTimeout(timer);

@@ -1,8 +1,10 @@
+import { connect, type Socket } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { TenantAuthError } from 'tenant-auth-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTenantAuthKoa, type TenantAuthKoa, type TenantAuthKoaOptions } from '../src/index.js';
+import { MAX_CONCURRENT_DRAINS } from '../src/json-body.js';
 import { createCheckedTenantAuthKoa } from './answer-check.js';
 import {
   cookieNamed,
@@ -220,6 +222,48 @@ describe('request bodies', () => {
     await start({ bodyLimitBytes: 100 });
     const small = await postJson(`${base}/auth/login`, { email: 'a@example.com', password: 'x'.repeat(200) });
     expect(small.status).toBe(413);
+  });
+
+  it('drains at most MAX_CONCURRENT_DRAINS refused bodies at once; past that, 413 at once with Connection: close', async () => {
+    await start();
+    const { port } = new URL(base);
+    // A declared 1 MiB body (under the drain's bound), of which nothing is sent: the 413 is decided on the
+    // length, and its drain then waits for bytes that never come.
+    const open = (): Promise<{ socket: Socket; answer: Promise<string> }> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            'POST /api/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+              `Content-Length: ${1024 * 1024}\r\n\r\n{"email":"`,
+          );
+          let text = '';
+          const answer = new Promise<string>((done) => {
+            socket.on('data', (chunk) => {
+              text += chunk.toString('latin1');
+              if (text.includes('\r\n\r\n')) done(text);
+            });
+          });
+          resolve({ socket, answer });
+        });
+        socket.on('error', reject);
+      });
+    const sockets: Socket[] = [];
+    try {
+      const draining = [];
+      for (let i = 0; i < MAX_CONCURRENT_DRAINS; i++) draining.push(await open());
+      sockets.push(...draining.map((d) => d.socket));
+      const late = await open();
+      sockets.push(late.socket);
+      const timeout = new Promise<string>((resolve) => setTimeout(() => resolve('no answer'), 3000));
+      const head = await Promise.race([late.answer, timeout]);
+      expect(head).toMatch(/^HTTP\/1\.1 413 /);
+      expect(head.toLowerCase()).toContain('connection: close');
+      // The ones draining have not been answered yet.
+      const first = await Promise.race([draining[0]?.answer, Promise.resolve('no answer')]);
+      expect(first).toBe('no answer');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
   });
 
   it('refuses invalid JSON and non-object JSON with 400 invalid_json', async () => {
