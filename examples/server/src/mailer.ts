@@ -61,10 +61,21 @@ export function smtpTransportOptions(
 } {
   return {
     url: smtpUrl,
-    ...(production && smtpUrl.startsWith('smtp:') ? { requireTLS: true } : {}),
+    // The parsed scheme, not the text: `SMTP://` is `smtp:` too (URL lower-cases it, and so does nodemailer).
+    // Anything but `smtps:` requires STARTTLS, so a scheme spelled another way fails closed.
+    ...(production && !isSmtps(smtpUrl) ? { requireTLS: true } : {}),
     // A mail server that does not answer must fail the attempt (the outbox retries it), not hang it.
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 30_000,
   };
+}
+
+/** Whether `SMTP_URL` speaks TLS from the first byte (`smtps:`, in any case). */
+function isSmtps(smtpUrl: string): boolean {
+  try {
+    return new URL(smtpUrl).protocol === 'smtps:';
+  } catch {
+    return false;
+  }
 }

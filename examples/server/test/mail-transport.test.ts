@@ -51,6 +51,15 @@ describe('the SMTP transport', () => {
     expect(inbox.to(message.to)).toEqual([]);
   });
 
+  it('requires STARTTLS for SMTP:// too (the scheme in any case), and refuses to send in clear', async () => {
+    expect(smtpTransportOptions('SMTP://u:p@smtp.example.com:587', true)).toMatchObject({ requireTLS: true });
+    expect(smtpTransportOptions('SMTPS://u:p@smtp.example.com:465', true).requireTLS).toBeUndefined();
+    const config = parseConfig({ ...production, SMTP_URL: inbox.url.replace(/^smtp:/, 'SMTP:') });
+    expect(config.mail.smtpUrl).toMatch(/^SMTP:\/\//);
+    await expect(createMailer(config, logger).send(message)).rejects.toThrow(/STARTTLS|TLS/);
+    expect(inbox.to(message.to)).toEqual([]);
+  });
+
   it('in development, sends to a local mail catcher without TLS', async () => {
     const config = parseConfig({ SMTP_URL: inbox.url });
     await createMailer(config, logger).send(message);
