@@ -236,7 +236,8 @@ export interface TenantAuth {
   outboxCounts(): Promise<OutboxCounts>;
   /**
    * Resolves once the work requests started without waiting for it is done, the held "forgot password"
-   * requests included (their emails are then in the outbox).
+   * requests included (their emails are then in the outbox), for up to 10 s of them: what is left stays
+   * held for the delivery worker's next pass, so a shutdown never waits for a whole backlog.
    */
   whenIdle(): Promise<void>;
   /** Load figures for gauges. */

@@ -97,4 +97,19 @@ describe('"forgot password" leaves nothing behind its answer (issue 28, item 3)'
     expect(resets()).toBe(1);
     await delivery.stop();
   }, 15_000);
+
+  it('keeps a bounded copy of the request context while it holds the request', async () => {
+    const t = setup();
+    await owner(t.auth, 'ada@example.com');
+    await t.settle();
+    await t.auth.forgotPassword(
+      { email: 'ada@example.com' },
+      { ipAddress: '203.0.113.7', userAgent: 'x'.repeat(16 * 1024), requestId: 'r'.repeat(1000) },
+    );
+    await t.auth.whenIdle();
+    const event = t.events.find((e) => e.type === 'password_reset_requested');
+    expect(event?.userAgent).toHaveLength(512);
+    expect(event?.requestId?.length).toBeLessThanOrEqual(200);
+    expect(event?.ipAddress).toBe('203.0.113.7');
+  });
 });

@@ -1,9 +1,10 @@
 import { actingUser } from '../authorization.js';
 import type { AccessClaims } from '../claims.js';
+import { cleanText, IP_ADDRESS_MAX_LENGTH, USER_AGENT_MAX_LENGTH } from '../device-info.js';
 import { parseEmail } from '../email.js';
 import { invalidOrExpired, mailUnavailable, validationError } from '../errors.js';
 import { createDeferredRequests, type DeferredRequests } from '../mail/deferred-requests.js';
-import { hashingOwner } from '../rate-limit/client-ip-key.js';
+import { clientKeys, hashingOwner } from '../rate-limit/client-ip-key.js';
 import type { RequestContext } from '../records.js';
 import type { Services } from '../services.js';
 import { slugify } from '../slug.js';
@@ -39,6 +40,21 @@ export function createPasswordRecovery(services: Services, confirmPassword: Conf
     ...createForgotPassword(services),
     ...createPasswordReset(services),
     ...createPasswordChange(services, confirmPassword),
+  };
+}
+
+/** Longest request id a held request keeps (an application's own ids are far shorter). */
+const HELD_REQUEST_ID_MAX_LENGTH = 200;
+
+/**
+ * The request context a held "forgot password" keeps: capped as sessions cap it (a User-Agent may be
+ * some 16 KiB), so thousands of held requests stay small.
+ */
+function heldContext(context: RequestContext): RequestContext {
+  return {
+    ipAddress: cleanText(context.ipAddress, IP_ADDRESS_MAX_LENGTH),
+    userAgent: cleanText(context.userAgent, USER_AGENT_MAX_LENGTH),
+    requestId: cleanText(context.requestId, HELD_REQUEST_ID_MAX_LENGTH),
   };
 }
 
@@ -96,7 +112,10 @@ function createForgotPassword(services: Services) {
       const email = parseEmail(input?.email);
       if (!email.ok) throw validationError([email.error]);
       if (!mail) throw mailUnavailable();
-      held.hold({ email: email.email, context });
+      held.hold(
+        { email: email.email, context: heldContext(context) },
+        clientKeys(context.ipAddress ?? '').network,
+      );
     },
 
     /** Processes the held "forgot password" requests (the delivery worker's timer, `deliverMail`, `whenIdle`). */

@@ -1,7 +1,19 @@
 import type { Logger } from '../logger.js';
 
-/** Requests held at most; beyond, a request is dropped (logged), the same way whatever it is for. */
+/**
+ * Requests held at most; beyond, a request is dropped (logged), the same way whatever it is for. Each
+ * holds a bounded copy of its input (see password-recovery.ts: an address, and a request context capped
+ * as sessions cap it), a couple of KiB at most: some 20 MiB when full.
+ */
 const MAX_HELD = 10_000;
+/** Requests one client network (its /24 or /48, the rate limiter's network key) may hold at once. */
+const MAX_HELD_PER_NETWORK = 1_000;
+/**
+ * How long one `process()` works at most; what is left stays held for the next one. This bounds a pass
+ * of the delivery worker and, above all, a shutdown (`stop`, `whenIdle`), which would otherwise process
+ * the whole backlog however long it took.
+ */
+const PROCESS_BUDGET_MS = 10_000;
 
 /**
  * @internal Requests whose work must not happen in the request, nor right after it: a "forgot password"
@@ -11,9 +23,12 @@ const MAX_HELD = 10_000;
  * timer passes (every few seconds, with jitter), never because a request woke it.
  */
 export interface DeferredRequests<T> {
-  /** Holds a request; synchronous, no I/O. */
-  hold(request: T): void;
-  /** Processes every request held now (and any held meanwhile), one at a time; failures are logged. */
+  /** Holds a request of a client network (its rate-limit network key); synchronous, no I/O. */
+  hold(request: T, network: string): void;
+  /**
+   * Processes every request held now (and any held meanwhile), one at a time, for up to its time budget;
+   * what is left stays held. Failures are logged.
+   */
   process(): Promise<void>;
   /** How many are held. */
   readonly size: number;
@@ -24,32 +39,49 @@ export function createDeferredRequests<T>(
   name: string,
   handle: (request: T) => Promise<void>,
   logger: Logger,
+  options: { budgetMs?: number } = {},
 ): DeferredRequests<T> {
-  let held: T[] = [];
+  const budgetMs = options.budgetMs ?? PROCESS_BUDGET_MS;
+  let held: { request: T; network: string }[] = [];
+  const perNetwork = new Map<string, number>();
   let running: Promise<void> | undefined;
+  const release = (network: string) => {
+    const n = (perNetwork.get(network) ?? 1) - 1;
+    if (n > 0) perNetwork.set(network, n);
+    else perNetwork.delete(network);
+  };
   const drain = async () => {
+    const deadline = performance.now() + budgetMs;
     while (held.length > 0) {
       const batch = held;
       held = [];
-      for (const request of batch) {
+      for (const [i, entry] of batch.entries()) {
+        if (performance.now() >= deadline) {
+          held = [...batch.slice(i), ...held];
+          logger.warn(
+            { task: name, held: held.length },
+            `tenant-auth: held requests left for the next pass (time budget spent): ${name}`,
+          );
+          return;
+        }
+        release(entry.network);
         try {
-          await handle(request);
+          await handle(entry.request);
         } catch (err) {
           logger.warn({ err, task: name }, `tenant-auth: deferred work failed: ${name}`);
         }
       }
     }
   };
+  const drop = (why: string, network: string) =>
+    logger.warn({ task: name, held: held.length, network }, `tenant-auth: ${why}; dropped one: ${name}`);
   return {
-    hold(request) {
-      if (held.length >= MAX_HELD) {
-        logger.warn(
-          { task: name, held: held.length },
-          `tenant-auth: too many held requests; dropped one: ${name}`,
-        );
-        return;
-      }
-      held.push(request);
+    hold(request, network) {
+      if (held.length >= MAX_HELD) return drop('too many held requests', network);
+      const mine = perNetwork.get(network) ?? 0;
+      if (mine >= MAX_HELD_PER_NETWORK) return drop('too many held requests from one network', network);
+      perNetwork.set(network, mine + 1);
+      held.push({ request, network });
     },
     process() {
       // One drain at a time; a second caller waits for the one under way (which takes what it finds).
