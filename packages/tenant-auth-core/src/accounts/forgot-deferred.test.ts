@@ -112,4 +112,30 @@ describe('"forgot password" leaves nothing behind its answer (issue 28, item 3)'
     expect(event?.requestId?.length).toBeLessThanOrEqual(200);
     expect(event?.ipAddress).toBe('203.0.113.7');
   });
+
+  it('makes the writes of a reset for an unknown address too, in a transaction it rolls back', async () => {
+    const { stores, calls } = recordingStores();
+    const t = setup({ stores });
+    await owner(t.auth, 'ada@example.com');
+    await t.settle();
+    const before = { events: t.events.length, outbox: await t.auth.outboxCounts() };
+    const pass: Record<string, string[]> = {};
+    for (const email of ['nobody@example.com', 'ada@example.com']) {
+      await t.auth.forgotPassword({ email }, { ipAddress: '203.0.113.7' });
+      calls.length = 0;
+      await t.auth.whenIdle();
+      pass[email] = [...calls];
+      if (email === 'nobody@example.com') {
+        // Nothing of it is kept: no email, no event, no tenant.
+        expect(t.events.length).toBe(before.events);
+        expect(await t.auth.outboxCounts()).toEqual(before.outbox);
+      }
+    }
+    // The same statements, and one more: the tenant the rehearsal writes for.
+    expect(pass['nobody@example.com']?.filter((c) => c !== 'tenants.create')).toEqual(
+      pass['ada@example.com'],
+    );
+    expect(pass['nobody@example.com']).toContain('outbox.enqueue');
+    expect(t.events.at(-1)?.type).toBe('password_reset_requested');
+  });
 });
