@@ -10,6 +10,7 @@ const production = {
   NODE_ENV: 'production',
   JWT_SECRET: SECRET,
   JWT_REFRESH_SECRET: REFRESH,
+  ENCRYPTION_KEY: 'W9cQeF2da1jLD8OOWHzwKglR98V0FdmsYxux0olmio0',
   CORS_ORIGINS: 'https://app.example.com',
   APP_URL: 'https://app.example.com',
   SMTP_URL: 'smtp://mailer:secret@smtp.example.com:587',
@@ -137,6 +138,7 @@ describe('parseConfig', () => {
     expect(found.map((i) => i.variable).sort()).toEqual([
       'APP_URL',
       'CORS_ORIGINS',
+      'ENCRYPTION_KEY',
       'JWT_REFRESH_SECRET',
       'JWT_SECRET',
       'MAIL_FROM',
