@@ -54,6 +54,13 @@ export const auditEventTypeSchema = z
     'member_role_changed',
     'member_removed',
     'account_deleted',
+    'mfa_enabled',
+    'mfa_disabled',
+    'mfa_challenge_failed',
+    'recovery_code_used',
+    'recovery_codes_regenerated',
+    'reauthenticated',
+    'security_policy_changed',
   ])
   .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
 
@@ -89,6 +96,27 @@ export const fieldErrorCodeSchema = z
     'invalid_role',
   ])
   .meta({ id: 'FieldErrorCode', description: 'Why a field was refused; switch on this.' });
+
+/**
+ * How a session was authenticated (RFC 8176 where it has a word): `pwd` password, `otp` TOTP or recovery
+ * code, `hwk` passkey, `sso` single sign-on, `mfa` two factors.
+ *
+ * @example
+ * const strong = amrSchema.parse(body.session.amr).includes('mfa');
+ */
+export const amrSchema = z
+  .array(z.enum(['pwd', 'otp', 'hwk', 'sso', 'mfa']).meta({ id: 'AuthMethod' }))
+  .meta({ description: 'How the session was authenticated; a refresh never adds to it.' });
+
+/**
+ * A second factor a user can answer a challenge with (core's `MFA_METHODS`).
+ *
+ * @example
+ * const { methods } = problem; if (methods.includes('totp')) askForCode();
+ */
+export const mfaMethodSchema = z
+  .enum(['totp', 'recovery_code'])
+  .meta({ id: 'MfaMethod', description: 'A second factor: `totp` or `recovery_code`.' });
 
 /**
  * The `code` of a problem (the `ProblemCode` union).

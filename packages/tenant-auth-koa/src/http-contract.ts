@@ -1,20 +1,32 @@
 import { z } from 'zod';
 import {
+  amrSchema,
   auditCursor,
   auditEventTypeSchema,
   fieldErrorCodeSchema,
   id,
   isoDate,
+  mfaMethodSchema,
   problemCodeSchema,
   roleSchema,
 } from './contract-parts.js';
+import { recoveryCodesSchema } from './mfa-contract.js';
 
 export {
+  amrSchema,
   auditEventTypeSchema,
   fieldErrorCodeSchema,
+  mfaMethodSchema,
   problemCodeSchema,
   roleSchema,
 } from './contract-parts.js';
+export {
+  type MeJson,
+  meSchema,
+  recoveryCodesSchema,
+  securityPolicySchema,
+  totpSetupSchema,
+} from './mfa-contract.js';
 export { requestSchemas } from './request-schemas.js';
 
 /** Largest lifetime a token response states, in seconds: a signed 32-bit integer, as clients' timers hold. */
@@ -175,6 +187,8 @@ export const tokenResponseSchema = z
       .object({
         id: id(),
         expiresAt: isoDate().meta({ description: 'When the session ends unless it is refreshed.' }),
+        amr: amrSchema,
+        authTime: isoDate().meta({ description: 'When the user last proved who they are.' }),
       })
       .meta({ id: 'TokenSession', description: 'The session the tokens belong to.' }),
     accessToken: z.string().meta({ description: 'Access JWT (15 minutes by default).' }),
@@ -204,6 +218,22 @@ export const tokenResponseSchema = z
 export const registerResponseSchema = z
   .intersection(tokenResponseSchema, z.object({ tenant: tenantSchema }))
   .meta({ id: 'RegisterResponse', description: 'The token response plus the new tenant.' });
+
+/**
+ * The body of `POST /auth/mfa/totp/confirm`: the recovery codes, and with an `mfaToken` the token
+ * response of the new session too.
+ *
+ * @example
+ * const body = totpConfirmResponseSchema.parse(await res.json());
+ * if ('accessToken' in body) signedIn(body);
+ */
+export const totpConfirmResponseSchema = z
+  .union([z.intersection(tokenResponseSchema, recoveryCodesSchema), recoveryCodesSchema])
+  .meta({
+    id: 'TotpConfirmResponse',
+    description:
+      'The recovery codes (`null` when the earlier ones stay); with an `mfaToken`, the token response of the new session too.',
+  });
 
 /**
  * One entry of `GET /sessions`.
@@ -306,6 +336,19 @@ export const problemSchema = z
       .min(1)
       .optional()
       .meta({ description: 'Field errors of a validation_failed.' }),
+    mfaToken: z.string().optional().meta({
+      description:
+        '`mfa_required`, `mfa_setup_required`: the token that answers the challenge (opaque, single use).',
+    }),
+    methods: z
+      .array(mfaMethodSchema)
+      .optional()
+      .meta({ description: '`mfa_required`: the second factors the user can answer with.' }),
+    expiresIn: z
+      .int()
+      .min(1)
+      .optional()
+      .meta({ description: '`mfa_required`, `mfa_setup_required`: seconds the `mfaToken` stays valid.' }),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details.' });
 
