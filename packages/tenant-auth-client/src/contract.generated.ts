@@ -596,6 +596,12 @@ export type ProblemCode =
   | 'email_not_verified'
   | 'not_found'
   | 'last_owner'
+  | 'mfa_required'
+  | 'mfa_setup_required'
+  | 'reauthentication_required'
+  | 'mfa_required_by_tenant'
+  | 'already_enabled'
+  | 'mfa_not_enabled'
   | 'method_not_allowed'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -620,6 +626,12 @@ export const PROBLEM_CODES: readonly ProblemCode[] = [
   'email_not_verified',
   'not_found',
   'last_owner',
+  'mfa_required',
+  'mfa_setup_required',
+  'reauthentication_required',
+  'mfa_required_by_tenant',
+  'already_enabled',
+  'mfa_not_enabled',
   'method_not_allowed',
   'payload_too_large',
   'unsupported_media_type',

@@ -166,6 +166,13 @@ const PROBLEM_RESPONSES: Record<ProblemCode, [status: string, response: JsonObje
   not_found: ['404', RESPONSE('NotFound')],
   method_not_allowed: ['405', RESPONSE('MethodNotAllowed')],
   last_owner: ['409', RESPONSE('LastOwner')],
+  // Issue 29 (MFA): placeholders until the MFA routes document their own answers.
+  mfa_required: ['401', RESPONSE('Unauthorized')],
+  mfa_setup_required: ['401', RESPONSE('Unauthorized')],
+  reauthentication_required: ['403', RESPONSE('Forbidden')],
+  mfa_required_by_tenant: ['409', problem('`mfa_required_by_tenant`: the tenant requires a second factor.')],
+  already_enabled: ['409', problem('`already_enabled`: a TOTP factor is already active.')],
+  mfa_not_enabled: ['409', problem('`mfa_not_enabled`: the caller has no second factor.')],
   payload_too_large: ['413', RESPONSE('PayloadTooLarge')],
   unsupported_media_type: ['415', RESPONSE('UnsupportedMediaType')],
   rate_limited: ['429', RESPONSE('RateLimited')],
