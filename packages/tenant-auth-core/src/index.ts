@@ -8,7 +8,8 @@ export type { LoginInput } from './accounts/login.js';
 export type { ChangePasswordInput, ResetPasswordInput } from './accounts/password-recovery.js';
 export type { RegisterInput } from './accounts/registration.js';
 export type { AuditEventListInput, AuditEventPage } from './audit/audit-log.js';
-export type { AccessClaims, RegisterResult, TokenResponse } from './claims.js';
+export type { AccessClaims, AuthMethod, RegisterResult, TokenResponse } from './claims.js';
+export { AUTH_METHODS } from './claims.js';
 export type { CleanupResult } from './cleanup.js';
 export type { Clock, RandomBytes } from './clock.js';
 export { createTenantAuth } from './create-tenant-auth.js';
@@ -42,6 +43,19 @@ export type { MailContent, MailTemplateData, MailTemplateName, MailTemplates } f
 export type { AcceptInvitationInput, CreateInvitationInput } from './members/invitations.js';
 export type { Role } from './members/roles.js';
 export { ROLES } from './members/roles.js';
+export type {
+  ConfirmTotpInput,
+  ConfirmTotpResult,
+  Me,
+  MfaCaller,
+  MfaChallenge,
+  MfaMethod,
+  ReauthenticateInput,
+  SecurityPolicy,
+  TotpSetup,
+  VerifyMfaInput,
+} from './mfa/mfa-types.js';
+export { MFA_METHODS } from './mfa/mfa-types.js';
 export type { MailOptions, RateLimitOptions, TenantAuthOptions } from './options.js';
 export type { PasswordHasherOptions, PasswordHasherStats } from './passwords/hasher.js';
 export type { PasswordPolicyOptions } from './passwords/policy.js';

@@ -24,13 +24,24 @@ export interface ChangeEmailInput {
 const emailTaken = (field: string) =>
   validationError([{ field, code: 'email_taken', message: 'This email is already registered.' }]);
 
+/** Whether an email to `email` fits its mailbox budget (always, with rate limiting off). */
+type MailboxAllows = (email: string, context: RequestContext) => Promise<boolean>;
+
 /** @internal Verification of the address, and changing it. */
 export function createEmailAddress(services: Services, confirmPassword: ConfirmPassword) {
-  const { stores, events, clock, oneTimeTokens, mail, limits, cache } = services;
-
-  /** Whether an email to `email` fits its mailbox budget (always, with rate limiting off). */
-  const mailboxAllows = async (email: string, context: RequestContext) =>
+  const { limits } = services;
+  const mailboxAllows: MailboxAllows = async (email, context) =>
     (await limits?.mailbox(email, context))?.allowed ?? true;
+
+  return {
+    ...createVerification(services, mailboxAllows),
+    ...createEmailChange(services, confirmPassword, mailboxAllows),
+  };
+}
+
+/** Verifying the address: the email that asks for it (at registration and on request), and its link. */
+function createVerification(services: Services, mailboxAllows: MailboxAllows) {
+  const { stores, events, clock, oneTimeTokens, mail } = services;
 
   /**
    * Issues a verification token and writes its email, through the caller's transaction. Used by
@@ -93,7 +104,21 @@ export function createEmailAddress(services: Services, confirmPassword: ConfirmP
         await record({ type: 'email_verified', ...events.base(parties, context) });
       });
     },
+  };
+}
 
+/**
+ * Changing the address: the request (a link to the new address, a notice to the old one) and its
+ * confirmation.
+ */
+function createEmailChange(
+  services: Services,
+  confirmPassword: ConfirmPassword,
+  mailboxAllows: MailboxAllows,
+) {
+  const { stores, events, clock, oneTimeTokens, mail, cache } = services;
+
+  return {
     async change(claims: AccessClaims, input: ChangeEmailInput, context: RequestContext = {}): Promise<void> {
       const newEmail = parseEmail(input?.newEmail);
       const password = requiredText(input?.password, 'password');

@@ -123,6 +123,7 @@ export function createLogin(deps: {
       user,
       context,
       deviceInfo.ok ? deviceInfo.value : undefined,
+      ['pwd'],
     );
     await events.transaction(async (tx, record) => {
       await tx.sessions.create(session);

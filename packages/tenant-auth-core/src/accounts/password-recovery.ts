@@ -1,4 +1,4 @@
-import { actingUser, currentUser } from '../authorization.js';
+import { actingUser } from '../authorization.js';
 import type { AccessClaims } from '../claims.js';
 import { parseEmail } from '../email.js';
 import { invalidOrExpired, mailUnavailable, validationError } from '../errors.js';
@@ -35,7 +35,16 @@ export interface ChangePasswordInput {
 
 /** @internal Forgot, reset and change password. */
 export function createPasswordRecovery(services: Services, confirmPassword: ConfirmPassword) {
-  const { stores, events, clock, hasher, policy, oneTimeTokens, mail, limits, logger, cache } = services;
+  return {
+    ...createForgotPassword(services),
+    ...createPasswordReset(services),
+    ...createPasswordChange(services, confirmPassword),
+  };
+}
+
+/** "Forgot password": the request, held, and the reset email sent from the delivery worker's timer. */
+function createForgotPassword(services: Services) {
+  const { stores, events, oneTimeTokens, mail, limits, logger } = services;
 
   /**
    * The half of "forgot" that depends on whether the account exists: run by the mail delivery worker's
@@ -92,7 +101,14 @@ export function createPasswordRecovery(services: Services, confirmPassword: Conf
 
     /** Processes the held "forgot password" requests (the delivery worker's timer, `deliverMail`, `whenIdle`). */
     processHeld: () => held.process(),
+  };
+}
 
+/** Resetting the password with the link of a reset email. */
+function createPasswordReset(services: Services) {
+  const { stores, events, clock, hasher, policy, cache } = services;
+
+  return {
     async reset(input: ResetPasswordInput, context: RequestContext = {}): Promise<void> {
       const hash = hashOneTimeToken(input?.token);
       const password = requiredText(input?.password, 'password');
@@ -123,7 +139,14 @@ export function createPasswordRecovery(services: Services, confirmPassword: Conf
       });
       cache.forgetAll();
     },
+  };
+}
 
+/** Changing the password from a session, with the current one. */
+function createPasswordChange(services: Services, confirmPassword: ConfirmPassword) {
+  const { stores, events, clock, hasher, policy, cache } = services;
+
+  return {
     async change(
       claims: AccessClaims,
       input: ChangePasswordInput,

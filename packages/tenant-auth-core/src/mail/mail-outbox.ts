@@ -90,8 +90,8 @@ export interface MailOutbox {
   start(intervalSeconds: number): { stop(): Promise<void> };
 }
 
-/** @internal */
-export function createMailOutbox(deps: {
+/** What the outbox works with. */
+interface MailOutboxDeps {
   settings: MailSettings;
   seal: MailSeal;
   stores: TenantAuthStores;
@@ -99,7 +99,13 @@ export function createMailOutbox(deps: {
   random: RandomBytes;
   logger: Logger;
   onDelivery: ((outcome: MailDeliveryOutcome) => void) | undefined;
-}): MailOutbox {
+}
+
+/**
+ * `MailOutbox.deliver`: claims the due messages batch by batch and sends each, retrying or burying the
+ * ones that fail, and reports every outcome to `onDelivery`.
+ */
+function createDelivery(deps: MailOutboxDeps): MailOutbox['deliver'] {
   const { settings, seal, stores, clock, random, logger } = deps;
   const report = (template: string, outcome: MailDeliveryOutcome['outcome']) => {
     try {
@@ -108,8 +114,6 @@ export function createMailOutbox(deps: {
       // Metrics must not break delivery.
     }
   };
-  let wakeUp: (() => void) | undefined;
-  let scheduledTask: () => Promise<void> = async () => {};
 
   async function deliverOne(message: OutboxMessageRecord): Promise<MailDeliveryOutcome['outcome']> {
     let content: ReturnType<MailSeal['open']>;
@@ -175,6 +179,16 @@ export function createMailOutbox(deps: {
       if (batch.length < CLAIM_LIMIT) return result;
     }
   }
+
+  return deliver;
+}
+
+/** @internal */
+export function createMailOutbox(deps: MailOutboxDeps): MailOutbox {
+  const { settings, seal, clock, random, logger } = deps;
+  const deliver = createDelivery(deps);
+  let wakeUp: (() => void) | undefined;
+  let scheduledTask: () => Promise<void> = async () => {};
 
   return {
     link: (path, token) => `${settings.appUrl}${path}?token=${token}`,

@@ -1,5 +1,5 @@
 import { optionalText } from '../accounts/inputs.js';
-import { actingUser, assertEmailVerified, currentUser, invalidRole } from '../authorization.js';
+import { actingUser, assertEmailVerified, invalidRole } from '../authorization.js';
 import type { AccessClaims, TokenResponse } from '../claims.js';
 import { parseEmail } from '../email.js';
 import {
@@ -62,10 +62,9 @@ export const invitationOf = (token: OneTimeTokenRecord): Invitation => ({
 const emailTaken = () =>
   validationError([{ field: 'email', code: 'email_taken', message: 'This email is already registered.' }]);
 
-/** @internal Invitations: create, list, revoke, accept. */
-export function createInvitations(services: Services) {
-  const { stores, events, clock, random, hasher, policy, sessionTokens, oneTimeTokens, mail, limits } =
-    services;
+/** Creating an invitation: the token, its email, its audit event. */
+function createInvitationSending(services: Services) {
+  const { stores, events, clock, oneTimeTokens, mail, limits } = services;
 
   return {
     async create(
@@ -125,6 +124,15 @@ export function createInvitations(services: Services) {
       mail.wake();
       return invitation;
     },
+  };
+}
+
+/** @internal Invitations: create, list, revoke, accept. */
+export function createInvitations(services: Services) {
+  const { stores, events, clock } = services;
+
+  return {
+    ...createInvitationSending(services),
 
     async list(claims: AccessClaims): Promise<Invitation[]> {
       await actingUser(stores, claims, clock.now(), 'admin');
@@ -151,6 +159,15 @@ export function createInvitations(services: Services) {
       });
     },
 
+    ...createInvitationAcceptance(services),
+  };
+}
+
+/** Accepting an invitation: the new account and its first session, if its inviter may still grant the role. */
+function createInvitationAcceptance(services: Services) {
+  const { stores, events, clock, random, hasher, policy, sessionTokens } = services;
+
+  return {
     async accept(input: AcceptInvitationInput, context: RequestContext = {}): Promise<TokenResponse> {
       const hash = hashOneTimeToken(input?.token);
       const deviceInfo = optionalText(input?.deviceInfo, 'deviceInfo');

@@ -1,4 +1,4 @@
-import type { TokenResponse } from '../claims.js';
+import type { AuthMethod, TokenResponse } from '../claims.js';
 import type { Clock, RandomBytes } from '../clock.js';
 import {
   cleanText,
@@ -44,11 +44,15 @@ export function createSessionTokens(deps: {
     nextExpiry,
     refreshFieldsOf,
 
-    /** A new session for a user who just proved who they are, and its refresh token. Nothing is stored. */
+    /**
+     * A new session for a user who just proved who they are (with `amr`: how; a password by default),
+     * and its refresh token. Nothing is stored.
+     */
     async newSession(
       user: UserRecord,
       context: RequestContext,
       deviceInfo: string | undefined,
+      amr: readonly AuthMethod[] = ['pwd'],
     ): Promise<{ session: SessionRecord; refreshToken: string }> {
       const now = clock.now();
       const absoluteExpiresAt = new Date(wholeSeconds(now.getTime()) + absoluteTtlSeconds * 1000);
@@ -81,6 +85,8 @@ export function createSessionTokens(deps: {
         refreshExpiresAt: expiresAt,
         previousRefreshHash: null,
         rotatedAt: null,
+        amr: [...amr],
+        authTime: new Date(wholeSeconds(now.getTime())),
       };
       return { session, refreshToken };
     },
@@ -102,6 +108,8 @@ export function createSessionTokens(deps: {
         sessionId: session.id,
         role: user.role,
         emailVerified: user.emailVerified,
+        amr: session.amr,
+        authTime: session.authTime,
       });
       const from = fresh ? session.refreshIssuedAt : new Date(wholeSeconds(clock.now().getTime()));
       return {
@@ -112,7 +120,12 @@ export function createSessionTokens(deps: {
           role: user.role,
           emailVerified: user.emailVerified,
         },
-        session: { id: session.id, expiresAt: session.expiresAt },
+        session: {
+          id: session.id,
+          expiresAt: session.expiresAt,
+          amr: [...session.amr],
+          authTime: new Date(wholeSeconds(session.authTime.getTime())),
+        },
         accessToken,
         refreshToken,
         tokenType: 'Bearer',

@@ -118,6 +118,8 @@ function sessionWrites(
           refreshExpiresAt: session.refreshExpiresAt,
           previousRefreshHash: session.previousRefreshHash,
           rotatedAt: session.rotatedAt,
+          amr: [...session.amr],
+          authTime: session.authTime,
         });
       } catch (err) {
         throw toStoreError(err);

@@ -23,6 +23,7 @@ export function mikroOrmTenantStore(em: () => EntityManager, scope: () => SqlSco
           slug: tenant.slug,
           name: tenant.name,
           createdAt: tenant.createdAt,
+          requireMfa: tenant.requireMfa,
         });
       } catch (err) {
         throw toStoreError(err);
