@@ -36,7 +36,12 @@ async function enrollingCaller(ctx: Context, settings: RouteSettings): Promise<M
   const body = requestBody(ctx);
   const mfaToken =
     typeof body === 'object' && body !== null ? (body as { mfaToken?: unknown }).mfaToken : undefined;
-  if (mfaToken !== undefined) return { mfaToken: mfaToken as string };
+  if (typeof mfaToken === 'string') return { mfaToken };
+  if (mfaToken !== undefined && mfaToken !== null) {
+    throw new TenantAuthError('validation_failed', 'The request is invalid.', {
+      errors: [{ field: 'mfaToken', code: 'invalid_type', message: 'mfaToken must be a string.' }],
+    });
+  }
   const tokenPlaces = { cookies: settings.cookies.read ? [settings.cookies.accessName] : [] };
   const verifying = authenticate(settings.auth, ctx, { tokenPlaces, origins: settings.origins });
   if (verifying === undefined)
