@@ -49,6 +49,8 @@ export interface User {
 }
 
 /**
+ * How a session was authenticated (RFC 8176): `pwd` password, `otp` TOTP or recovery code, `hwk` passkey, `sso` single sign-on, `mfa` two factors.
+ *
  * @example
  * const example: AuthMethod = 'pwd';
  */

@@ -2,7 +2,14 @@
 // values is core's (ROLES, AUDIT_EVENT_TYPES, FIELD_ERROR_CODES, ERROR_CODES): written out here because
 // tenant-auth-koa/contract loads nothing but zod at run time (browsers use it), tied to core's types by
 // the `satisfies` checks below, and to core's order by contract.test.ts.
-import type { AuditEventType, FieldErrorCode, Role, TenantAuthErrorCode } from 'tenant-auth-core';
+import type {
+  AuditEventType,
+  AuthMethod,
+  FieldErrorCode,
+  MfaMethod,
+  Role,
+  TenantAuthErrorCode,
+} from 'tenant-auth-core';
 import { z } from 'zod';
 import { PROBLEM_CODES, type ProblemCode } from './problem-codes.js';
 
@@ -65,6 +72,8 @@ export const auditEventTypeSchema = z
   .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
 
 true satisfies Same<z.infer<typeof roleSchema>, Role>;
+true satisfies Same<z.infer<typeof amrSchema>[number], AuthMethod>;
+true satisfies Same<z.infer<typeof mfaMethodSchema>, MfaMethod>;
 true satisfies Same<z.infer<typeof fieldErrorCodeSchema>, FieldErrorCode>;
 // The problem codes are core's error codes that reach a client (not the ones a store raises or a factory
 // throws), plus two of the HTTP layer's own.
@@ -105,7 +114,13 @@ export const fieldErrorCodeSchema = z
  * const strong = amrSchema.parse(body.session.amr).includes('mfa');
  */
 export const amrSchema = z
-  .array(z.enum(['pwd', 'otp', 'hwk', 'sso', 'mfa']).meta({ id: 'AuthMethod' }))
+  .array(
+    z.enum(['pwd', 'otp', 'hwk', 'sso', 'mfa']).meta({
+      id: 'AuthMethod',
+      description:
+        'How a session was authenticated (RFC 8176): `pwd` password, `otp` TOTP or recovery code, `hwk` passkey, `sso` single sign-on, `mfa` two factors.',
+    }),
+  )
   .meta({ description: 'How the session was authenticated; a refresh never adds to it.' });
 
 /**
