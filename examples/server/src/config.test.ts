@@ -319,6 +319,7 @@ describe('the values tenant-auth checks, reported by variable when the server is
     stores: createMemoryStores(),
     accessToken: { secret: SECRET },
     refreshSecret: REFRESH,
+    encryptionKey: new Uint8Array(32).fill(7),
     rateLimitStore: undefined,
     onEvent: () => {},
     mailer: { send: async () => {} },
@@ -357,6 +358,8 @@ describe('the values tenant-auth checks, reported by variable when the server is
     [{ PASSWORD_HASHING_NETWORK_SHARE: '0' }, {}, 'PASSWORD_HASHING_NETWORK_SHARE', /positive integer/],
     [{ REFRESH_REUSE_GRACE_SECONDS: '-1' }, {}, 'REFRESH_REUSE_GRACE_SECONDS', /integer from 0 to 60/],
     [{ REFRESH_REUSE_GRACE_SECONDS: '61' }, {}, 'REFRESH_REUSE_GRACE_SECONDS', /integer from 0 to 60/],
+    [{ REAUTH_MAX_AGE_SECONDS: '0' }, {}, 'REAUTH_MAX_AGE_SECONDS', /integer/],
+    [{ MFA_FAILURES_PER_ACCOUNT: '0' }, {}, 'MFA_FAILURES_PER_ACCOUNT', /integer/],
   ] as const)('refuses %o %o naming %s', (env, secrets, variable, message) => {
     expect(composeIssues(env, secrets)).toEqual([{ variable, message: expect.stringMatching(message) }]);
   });
