@@ -16,7 +16,7 @@ import { configurationError, TenantAuthError } from './errors.js';
 import { createEventLog } from './events/event-log.js';
 import { resolveInstrumentation } from './instrumentation.js';
 import { createMailOutbox, type MailOutbox } from './mail/mail-outbox.js';
-import { createMailSeal } from './mail/sealing.js';
+import { mailSealOn } from './mail/sealing.js';
 import { createInvitations } from './members/invitations.js';
 import { createMembers } from './members/members.js';
 import { atLeast } from './members/roles.js';
@@ -26,6 +26,7 @@ import { createPasswordPolicy } from './passwords/policy.js';
 import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit-store.js';
 import type { RateLimitBudget } from './rate-limit/rate-limit-result.js';
 import { createRequestLimits } from './rate-limit/request-limits.js';
+import { createDataSealer, derivedDataKey } from './sealing/data-key.js';
 import type { Services } from './services.js';
 import { createActiveSessionCache } from './sessions/active-session-cache.js';
 import { createRotation } from './sessions/rotation.js';
@@ -135,6 +136,13 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     logger.warn({ err }, 'tenant-auth: the dummy password hash failed; retrying on first use'),
   );
 
+  // The refresh secret's key opens what 1.1 sealed, and seals when no data keys are given (id `r0`).
+  const derived = derivedDataKey(
+    typeof resolved.refreshSecret === 'string'
+      ? Buffer.from(resolved.refreshSecret, 'utf8')
+      : resolved.refreshSecret,
+  );
+  const sealer = createDataSealer(resolved.dataKeys ?? { current: derived }, derived, random);
   const sessionTokens = createSessionTokens({
     tokens,
     clock,
@@ -148,13 +156,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   const mail: MailOutbox | undefined = resolved.mail
     ? createMailOutbox({
         settings: resolved.mail,
-        // The outbox key is derived from the refresh secret: no further secret to configure and rotate.
-        seal: createMailSeal(
-          typeof resolved.refreshSecret === 'string'
-            ? Buffer.from(resolved.refreshSecret, 'utf8')
-            : resolved.refreshSecret,
-          random,
-        ),
+        seal: mailSealOn(sealer),
         stores,
         clock,
         random,

@@ -37,6 +37,7 @@ export type {
 } from './instrumentation.js';
 export type { Logger } from './logger.js';
 export { consoleLogger } from './logger.js';
+export type { MailOptions } from './mail/mail-options.js';
 export type { MailDeliveryOutcome, MailDeliveryResult } from './mail/mail-outbox.js';
 export type { Mailer, MailMessage } from './mail/mailer.js';
 export type { MailContent, MailTemplateData, MailTemplateName, MailTemplates } from './mail/templates.js';
@@ -56,7 +57,7 @@ export type {
   VerifyMfaInput,
 } from './mfa/mfa-types.js';
 export { MFA_METHODS } from './mfa/mfa-types.js';
-export type { MailOptions, RateLimitOptions, TenantAuthOptions } from './options.js';
+export type { RateLimitOptions, TenantAuthOptions } from './options.js';
 export type { PasswordHasherOptions, PasswordHasherStats } from './passwords/hasher.js';
 export type { PasswordPolicyOptions } from './passwords/policy.js';
 export type { MemoryRateLimitStoreOptions } from './rate-limit/memory-rate-limit-store.js';

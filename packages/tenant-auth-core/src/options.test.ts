@@ -17,6 +17,7 @@ function untouchableStores(): TenantAuthStores {
     oneTimeTokens: trap,
     outbox: trap,
     auditEvents: trap,
+    factors: trap,
     transaction: () => Promise.reject(new Error('I/O')),
   } as never;
 }

@@ -26,17 +26,23 @@ const ROLES_TOKENS_OUTBOX_AUDIT = 'tenant-auth-20261122153000-roles-tokens-outbo
 const SECOND_FACTOR = 'tenant-auth-20261127120000-second-factor';
 const ALL = [INITIAL, ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR];
 
-/** Timestamp columns of every table (1.1: 17; 1.2: sessions' auth_time). */
-const TIMESTAMP_COLUMNS = 18;
+/** Timestamp columns of every table (1.1: 17; 1.2: sessions' auth_time and the second factor's five). */
+const TIMESTAMP_COLUMNS = 23;
 
 /** Every foreign key with its delete rule (c: cascade, n: set null). */
 const FOREIGN_KEYS = [
   { conname: 'tenant_auth_audit_event_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_mfa_challenge_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_mfa_challenge_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_one_time_token_created_by_foreign', confdeltype: 'n' },
   { conname: 'tenant_auth_one_time_token_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_one_time_token_user_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_recovery_code_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_recovery_code_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_session_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_session_user_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_totp_factor_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_totp_factor_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_user_tenant_id_foreign', confdeltype: 'c' },
 ];
 
@@ -113,7 +119,7 @@ function migrationContract(open: () => Promise<{ orm: CoreMikroORM; close: () =>
         (c.column_name === 'id' || c.column_name.endsWith('_id') || c.column_name === 'created_by') &&
         c.column_name !== 'request_id',
     );
-    expect(ids.length).toBe(18);
+    expect(ids.length).toBe(18 + 6); // 1.2: user and tenant of each second-factor table
     for (const c of ids) expect(c.data_type).toBe('uuid');
     expect(await foreignKeys(orm)).toEqual(FOREIGN_KEYS);
   });
@@ -409,11 +415,14 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
       )) as { name: string }[];
       expect(tables.map((t) => t.name)).toEqual([
         'auth.tenant_auth_audit_event',
+        'auth.tenant_auth_mfa_challenge',
         'auth.tenant_auth_migrations',
         'auth.tenant_auth_one_time_token',
         'auth.tenant_auth_outbox_message',
+        'auth.tenant_auth_recovery_code',
         'auth.tenant_auth_session',
         'auth.tenant_auth_tenant',
+        'auth.tenant_auth_totp_factor',
         'auth.tenant_auth_user',
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');

@@ -61,6 +61,14 @@ export function mikroOrmTenantStore(em: () => EntityManager, scope: () => SqlSco
         throw toStoreError(err);
       }
     },
+    async setRequireMfa(tenantId, requireMfa) {
+      if (!isUuid(tenantId)) return false;
+      try {
+        return (await em().nativeUpdate(tenantAuthTenantSchema, { id: tenantId }, { requireMfa })) === 1;
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
     async delete(tenantId) {
       if (!isUuid(tenantId)) return false;
       try {
