@@ -378,7 +378,14 @@ export type AuditEventType =
   | 'invitation_accepted'
   | 'member_role_changed'
   | 'member_removed'
-  | 'account_deleted';
+  | 'account_deleted'
+  | 'mfa_enabled'
+  | 'mfa_disabled'
+  | 'mfa_challenge_failed'
+  | 'recovery_code_used'
+  | 'recovery_codes_regenerated'
+  | 'reauthenticated'
+  | 'security_policy_changed';
 
 /**
  * Every {@link AuditEventType}, in the order of the contract.
@@ -407,6 +414,13 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'member_role_changed',
   'member_removed',
   'account_deleted',
+  'mfa_enabled',
+  'mfa_disabled',
+  'mfa_challenge_failed',
+  'recovery_code_used',
+  'recovery_codes_regenerated',
+  'reauthenticated',
+  'security_policy_changed',
 ];
 
 /**

@@ -54,6 +54,13 @@ export const auditEventTypeSchema = z
     'member_role_changed',
     'member_removed',
     'account_deleted',
+    'mfa_enabled',
+    'mfa_disabled',
+    'mfa_challenge_failed',
+    'recovery_code_used',
+    'recovery_codes_regenerated',
+    'reauthenticated',
+    'security_policy_changed',
   ])
   .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
 
