@@ -5,7 +5,14 @@ import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
 import type { MfaChallengeRecord } from '../stores/factor-store.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
-import { incorrectCode, refuseFields, stringField, totpBinding, withinMfaBudget } from './factor-answers.js';
+import {
+  incorrectCode,
+  openTotpSecret,
+  refuseFields,
+  stringField,
+  totpBinding,
+  withinMfaBudget,
+} from './factor-answers.js';
 import type { ConfirmTotpInput, ConfirmTotpResult, MfaCaller, TotpSetup } from './mfa-types.js';
 import { hashRecoveryCode, newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.js';
 import { mfaTokenHash } from './second-factor-gate.js';
@@ -73,7 +80,7 @@ export function createTotpEnrolment(
     const factor = await stores.factors.findTotp(user.tenantId, user.id);
     if (!factor) throw new TenantAuthError('not_found', 'Start a TOTP setup first.');
     if (factor.confirmedAt) throw alreadyEnabled();
-    const secret = sealer.open(factor.sealedSecret, 'totp', totpBinding(user));
+    const secret = openTotpSecret(services, factor.sealedSecret, user);
     return verifyTotp({ secret, code, now: clock.now() });
   }
 

@@ -1,4 +1,4 @@
-import { type FieldError, invalidToken, validationError } from '../errors.js';
+import { type FieldError, invalidToken, TenantAuthError, validationError } from '../errors.js';
 import { clientKeys } from '../rate-limit/client-ip-key.js';
 import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
@@ -12,6 +12,26 @@ const FIELD_MAX_LENGTH = 256;
 
 /** @internal The additional data a TOTP secret is sealed with: its tenant and user. */
 export const totpBinding = (user: Pick<UserRecord, 'tenantId' | 'id'>) => `${user.tenantId}|${user.id}`;
+
+/**
+ * @internal The TOTP secret of `user`, opened. A secret that does not open (its data key is no longer
+ * configured, or the row was altered) fails closed: `internal_error`, logged without the value.
+ */
+export function openTotpSecret(
+  services: Pick<Services, 'sealer' | 'logger'>,
+  sealedSecret: string,
+  user: Pick<UserRecord, 'tenantId' | 'id'>,
+): Buffer {
+  try {
+    return services.sealer.open(sealedSecret, 'totp', totpBinding(user));
+  } catch (err) {
+    services.logger.error(
+      { userId: user.id, keyId: sealedSecret.split('.')[1] ?? null, reason: (err as Error).message },
+      'tenant-auth: a TOTP secret could not be opened; is its data key still configured (dataKeys.previous)?',
+    );
+    throw new TenantAuthError('internal_error', 'The second factor cannot be checked right now.');
+  }
+}
 
 /** @internal A required string field, or its field error. */
 export function stringField(value: unknown, field: string): FieldError | undefined {
@@ -56,8 +76,8 @@ export const invalidMfaToken = () => invalidToken();
  * compare-and-set (a code is good once per step window, and of two concurrent uses one wins), a recovery
  * code is deleted. Returns whether the answer was right and this call used it.
  */
-export function createFactorAnswers(services: Pick<Services, 'sealer' | 'clock'>) {
-  const { sealer, clock } = services;
+export function createFactorAnswers(services: Pick<Services, 'sealer' | 'clock' | 'logger'>) {
+  const { clock } = services;
   return async function answer(
     stores: Pick<TransactionStores, 'factors'>,
     user: Pick<UserRecord, 'tenantId' | 'id'>,
@@ -73,7 +93,7 @@ export function createFactorAnswers(services: Pick<Services, 'sealer' | 'clock'>
     }
     const factor = await stores.factors.findTotp(user.tenantId, user.id);
     if (!factor?.confirmedAt) return false;
-    const secret = sealer.open(factor.sealedSecret, 'totp', totpBinding(user));
+    const secret = openTotpSecret(services, factor.sealedSecret, user);
     const step = verifyTotp({ secret, code, now, afterStep: factor.lastStep });
     if (step === null) return false;
     return stores.factors.acceptTotpStep(user.tenantId, user.id, step);

@@ -97,6 +97,18 @@ describe('second factor at login (issue 29)', () => {
     expect(byToken.sort()).toEqual(['fulfilled', 'rejected']);
   });
 
+  it('cleans up expired challenges with the one-time tokens', async () => {
+    const t = setup();
+    await adaWithTotp(t);
+    await mfaTokenOf(t.auth.login({ email: ADA, password: PASSWORD }));
+    await mfaTokenOf(t.auth.login({ email: ADA, password: PASSWORD }));
+    t.clock.advance(301_000);
+    expect((await t.auth.cleanup()).oneTimeTokens).toBe(2);
+    expect(
+      await t.stores.factors.deleteExpiredChallenges({ expiredBefore: t.clock.now(), batchSize: 10 }),
+    ).toBe(0);
+  });
+
   it('kills a challenge after 5 wrong answers', async () => {
     const t = setup();
     const { secret } = await adaWithTotp(t);
@@ -313,5 +325,34 @@ describe('no first-factor path skips the second factor (issue 29)', () => {
     ]) {
       expect(seen).not.toContain(secretThing);
     }
+  });
+});
+
+describe('data keys (issue 29)', () => {
+  it('seals TOTP secrets under the current key, and opens them after a rotation that keeps the old one', async () => {
+    const k1 = { id: 'k1', key: new Uint8Array(32).fill(1) };
+    const k2 = { id: 'k2', key: new Uint8Array(32).fill(2) };
+    const t = setup({ dataKeys: { current: k1 } });
+    const { ada, secret } = await adaWithTotp(t);
+    const stored = await t.stores.factors.findTotp(ada.tenant.id, ada.user.id);
+    expect(stored?.sealedSecret.split('.').slice(0, 2)).toEqual(['v1', 'k1']);
+    const rotated = setup({ stores: t.stores, clock: t.clock, dataKeys: { current: k2, previous: [k1] } });
+    t.clock.advance(30_000);
+    const token = await mfaTokenOf(rotated.auth.login({ email: ADA, password: PASSWORD }));
+    const ok = await rotated.auth.verifyMfa({
+      mfaToken: token,
+      method: 'totp',
+      code: totpCode(secret, t.clock.now()),
+    });
+    expect(ok.session.amr).toContain('mfa');
+    // Without the old key the secret does not open: it fails closed.
+    const lost = setup({ stores: t.stores, clock: t.clock, dataKeys: { current: k2 } });
+    t.clock.advance(30_000);
+    const again = await mfaTokenOf(lost.auth.login({ email: ADA, password: PASSWORD }));
+    expect(
+      await code(
+        lost.auth.verifyMfa({ mfaToken: again, method: 'totp', code: totpCode(secret, t.clock.now()) }),
+      ),
+    ).toBe('internal_error');
   });
 });
