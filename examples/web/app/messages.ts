@@ -78,6 +78,13 @@ export const AUDIT_EVENT_LABELS = {
   member_role_changed: 'Role changed',
   member_removed: 'Member removed',
   account_deleted: 'Account deleted',
+  mfa_enabled: 'Two-step verification turned on',
+  mfa_disabled: 'Two-step verification turned off',
+  mfa_challenge_failed: 'Wrong verification code',
+  recovery_code_used: 'Recovery code used',
+  recovery_codes_regenerated: 'New recovery codes',
+  reauthenticated: 'Identity confirmed',
+  security_policy_changed: 'Security policy changed',
 } as const satisfies Record<AuditEventType, string>;
 
 /** A label for each role. */

@@ -12,7 +12,7 @@ import { createBackground } from './background.js';
 import { type CleanupResult, cleanUp, realPacing } from './cleanup.js';
 import { DEVICE_INFO_MAX_LENGTH } from './device-info.js';
 import { EMAIL_MAX_LENGTH } from './email.js';
-import { configurationError, TenantAuthError } from './errors.js';
+import { configurationError } from './errors.js';
 import { createEventLog } from './events/event-log.js';
 import { resolveInstrumentation } from './instrumentation.js';
 import { createMailOutbox, type MailOutbox } from './mail/mail-outbox.js';
@@ -20,6 +20,8 @@ import { mailSealOn } from './mail/sealing.js';
 import { createInvitations } from './members/invitations.js';
 import { createMembers } from './members/members.js';
 import { atLeast } from './members/roles.js';
+import { createMfa } from './mfa/mfa.js';
+import { createSecondFactorGate } from './mfa/second-factor-gate.js';
 import { type ResolvedOptions, resolveOptions, type TenantAuthOptions } from './options.js';
 import { createPasswordHasher, type PasswordHasher } from './passwords/hasher.js';
 import { createPasswordPolicy } from './passwords/policy.js';
@@ -49,21 +51,6 @@ function dummyHashOf(hasher: PasswordHasher, options: ResolvedOptions): () => Pr
     return pending;
   };
 }
-
-const pending = () => Promise.reject(new TenantAuthError('unavailable', 'Not available yet.'));
-/** The MFA methods while they are being built (issue 29). */
-const notYet = {
-  verifyMfa: pending,
-  setupTotp: pending,
-  confirmTotp: pending,
-  disableTotp: pending,
-  regenerateRecoveryCodes: pending,
-  reauthenticate: pending,
-  requireRecentAuth: pending,
-  getSecurityPolicy: pending,
-  setSecurityPolicy: pending,
-  getMe: pending,
-} satisfies Partial<TenantAuth>;
 
 /** Says once, at creation, how requests are rate limited. */
 function describeRateLimits(options: ResolvedOptions): void {
@@ -143,6 +130,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
       : resolved.refreshSecret,
   );
   const sealer = createDataSealer(resolved.dataKeys ?? { current: derived }, derived, random);
+  const secondFactor = createSecondFactorGate({ stores, clock, random });
   const sessionTokens = createSessionTokens({
     tokens,
     clock,
@@ -179,6 +167,10 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     limits,
     background,
     invitationTtlSeconds: resolved.invitationTtlSeconds,
+    sealer,
+    secondFactor,
+    reauthMaxAgeSeconds: resolved.reauthMaxAgeSeconds,
+    totpIssuer: resolved.totpIssuer,
   };
   const confirmPassword = createPasswordConfirmation(services);
   const members = createMembers(services);
@@ -187,6 +179,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   // Held "forgot password" requests are processed on the delivery worker's timer passes only.
   mail?.onScheduledPass(recovery.processHeld);
   const emailAddress = createEmailAddress(services, confirmPassword);
+  const mfa = createMfa(services);
 
   // The pass in flight, and what ends it: a scheduled cleanup's stop() aborts it (no further batch starts).
   let running: { result: Promise<CleanupResult>; abort: AbortController } | undefined;
@@ -229,6 +222,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     events,
     background,
     logger,
+    secondFactor,
   });
   const refresh = createRotation({
     stores,
@@ -253,7 +247,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
       instrumentation.span('tenant-auth.register', () => register(input, context)),
     login: (input, context) => instrumentation.span('tenant-auth.login', () => login(input, context)),
     refresh: (token, context) => instrumentation.span('tenant-auth.refresh', () => refresh(token, context)),
-    ...notYet,
+    ...mfa,
     logout: sessionAccess.logout,
     verifyAccessToken(token) {
       // The common case answers without an asynchronous turn of its own: a token verified before, and

@@ -75,6 +75,7 @@ export type {
   Tenant,
 } from './records.js';
 export { AUDIT_EVENT_TYPES } from './records.js';
+export type { DataKey, DataKeysOptions } from './sealing/data-key.js';
 export { createMemoryStores } from './stores/memory/memory-stores.js';
 export type { OutboxCounts, TenantAuthStores } from './stores/tenant-auth-stores.js';
 export type { InputLimits, ScheduledWork, TenantAuth, TenantAuthStats } from './tenant-auth.js';

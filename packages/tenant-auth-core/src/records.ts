@@ -200,6 +200,13 @@ export const AUDIT_EVENT_TYPES = [
   'member_role_changed',
   'member_removed',
   'account_deleted',
+  'mfa_enabled',
+  'mfa_disabled',
+  'mfa_challenge_failed',
+  'recovery_code_used',
+  'recovery_codes_regenerated',
+  'reauthenticated',
+  'security_policy_changed',
 ] as const;
 
 /**
