@@ -288,7 +288,7 @@ describe.each(backends)('the second factor on $name', ({ name }) => {
     );
   });
 
-  it('states the factor state in GET /users/me, and refuses a second TOTP setup with 409 already_enabled', async () => {
+  it('states the factor state in GET /users/me, and refuses a new setup to a password-only session once a factor is on', async () => {
     const email = uniqueEmail('me');
     const reg = await api<TokenResponseJson>(url, '/auth/register', { body: { email, password: PASSWORD } });
     const me = await api<Record<string, unknown>>(url, '/users/me', { token: reg.body.accessToken });
@@ -302,7 +302,7 @@ describe.each(backends)('the second factor on $name', ({ name }) => {
       mfa: { totp: false, passkeys: 0, recoveryCodesRemaining: 0 },
     });
     await enrolTotp(url, reg.body.accessToken, clock.now());
-    // The registration's session cannot, being password-only now; a strong recent one gets the 409.
+    // The registration's session is password-only, and the user now has a factor: not recent enough.
     expectProblem(
       await api(url, '/auth/mfa/totp/setup', { method: 'POST', token: reg.body.accessToken }),
       403,
