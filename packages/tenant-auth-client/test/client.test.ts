@@ -70,7 +70,8 @@ describe('bearer mode', () => {
     const result = await client.login(CREDENTIALS);
     expect(result).toEqual({
       user: USER,
-      session: { id: SESSION_ID, expiresAt: expect.any(String) },
+      // API 1.2: the session says how it was authenticated, and when.
+      session: { id: SESSION_ID, expiresAt: expect.any(String), amr: ['pwd'], authTime: expect.any(String) },
       accessTokenExpiresAt: expect.any(Number),
       refreshTokenExpiresAt: expect.any(Number),
       receivedAt: expect.any(Number),
