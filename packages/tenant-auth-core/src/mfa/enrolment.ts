@@ -55,7 +55,7 @@ export function createTotpEnrolment(
       return { user: await requireRecent(caller.claims), claims: caller.claims, challenge: null };
     refuseFields([stringField(caller.mfaToken, 'mfaToken')]);
     const challenge = await stores.factors.findChallenge(mfaTokenHash(caller.mfaToken), clock.now());
-    if (!challenge || challenge.purpose !== 'setup') throw invalidToken();
+    if (challenge?.purpose !== 'setup') throw invalidToken();
     const user = await stores.users.findById(challenge.tenantId, challenge.userId);
     if (!user) throw invalidToken();
     return { user, claims: null, challenge };

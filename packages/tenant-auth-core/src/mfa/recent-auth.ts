@@ -1,6 +1,6 @@
 import { actingUser } from '../authorization.js';
 import type { AccessClaims, AuthMethod, TokenResponse } from '../claims.js';
-import { incorrectPassword, invalidToken, TenantAuthError } from '../errors.js';
+import { configurationError, incorrectPassword, invalidToken, TenantAuthError } from '../errors.js';
 import { auditRecordOf } from '../events/event-log.js';
 import { clientKeys, hashingOwner } from '../rate-limit/client-ip-key.js';
 import type { RequestContext, UserRecord } from '../records.js';
@@ -42,7 +42,7 @@ export function createRecentAuth(services: Services) {
     maxAgeSeconds = reauthMaxAgeSeconds,
   ): Promise<UserRecord> {
     if (!Number.isSafeInteger(maxAgeSeconds) || maxAgeSeconds < 0)
-      throw new TypeError('maxAgeSeconds must be a non-negative integer');
+      throw configurationError('requireRecentAuth', 'maxAgeSeconds', 'must be a non-negative integer');
     const now = clock.now();
     const user = await actingUser(stores, claims, now);
     if (now.getTime() - claims.authTime.getTime() > maxAgeSeconds * 1000) throw reauthenticationRequired();

@@ -66,7 +66,7 @@ export function createMfaVerification(services: Services) {
     ]);
     const hash = mfaTokenHash(input.mfaToken);
     const challenge = await stores.factors.findChallenge(hash, clock.now());
-    if (!challenge || challenge.purpose !== 'verify') throw invalidMfaToken();
+    if (challenge?.purpose !== 'verify') throw invalidMfaToken();
     const user = await stores.users.findById(challenge.tenantId, challenge.userId);
     if (!user) throw invalidMfaToken();
 

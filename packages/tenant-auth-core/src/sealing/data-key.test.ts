@@ -55,6 +55,7 @@ describe('data keys (one sealing mechanism for outbox payloads and TOTP secrets)
     expect(
       dataKeysProblem({ current: key('k1'), previous: [{ id: 'k1', key: randomBytes(32) }] })?.option,
     ).toBe('dataKeys.previous[0].id');
+    expect(dataKeysProblem({ current: key('r0') })?.option).toBe('dataKeys.current.id');
     expect(dataKeysProblem({ current: key('k1'), previous: [key('k0')] })).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@ import type { RandomBytes } from '../clock.js';
  * const key: DataKey = { id: 'k2026', key: Buffer.from(process.env.ENCRYPTION_KEY!, 'base64url') };
  */
 export interface DataKey {
-  /** 1 to 32 letters, digits, `_` or `-`; unique among the configured keys. */
+  /** 1 to 32 letters, digits, `_` or `-`; unique among the configured keys; not `r0` (the derived key's). */
   id: string;
   /** Exactly 32 bytes. */
   key: Uint8Array;
@@ -75,6 +75,11 @@ export function dataKeysProblem(value: unknown): { option: string; problem: stri
     if (typeof id !== 'string' || !KEY_ID.test(id))
       return { option: `${option}.id`, problem: 'must be 1 to 32 letters, digits, _ or -' };
     if (ids.has(id)) return { option: `${option}.id`, problem: `repeats the key id ${id}` };
+    if (id === DERIVED_KEY_ID)
+      return {
+        option: `${option}.id`,
+        problem: `must not be ${DERIVED_KEY_ID}, the id of the key derived from refreshSecret`,
+      };
     ids.add(id);
     if (!(bytes instanceof Uint8Array) || bytes.length !== 32)
       return { option: `${option}.key`, problem: 'must be a Uint8Array of exactly 32 random bytes' };

@@ -93,5 +93,12 @@ export function requireMfaCases({ test, stores, seedUser }: ConformanceContext):
       expect((await stores().tenants.findById(u.tenantId))?.requireMfa).toBe(false);
       expect(await stores().tenants.setRequireMfa(randomUUID(), true)).toBe(false);
     });
+
+    it(inAnotherTenant('changes nothing: the policy is set on the named tenant only'), async () => {
+      const u = await seedUser();
+      const other = await seedUser();
+      await stores().tenants.setRequireMfa(other.tenantId, true);
+      expect((await stores().tenants.findById(u.tenantId))?.requireMfa).toBe(false);
+    });
   });
 }
