@@ -1,15 +1,5 @@
 import { z } from 'zod';
-import {
-  amrSchema,
-  auditCursor,
-  auditEventTypeSchema,
-  fieldErrorCodeSchema,
-  id,
-  isoDate,
-  mfaMethodSchema,
-  problemCodeSchema,
-  roleSchema,
-} from './contract-parts.js';
+import { amrSchema, auditCursor, auditEventTypeSchema, id, isoDate, roleSchema } from './contract-parts.js';
 import { recoveryCodesSchema } from './mfa-contract.js';
 
 export {
@@ -27,6 +17,7 @@ export {
   securityPolicySchema,
   totpSetupSchema,
 } from './mfa-contract.js';
+export { fieldErrorSchema, problemSchema } from './problem-contract.js';
 export { requestSchemas } from './request-schemas.js';
 
 /** Largest lifetime a token response states, in seconds: a signed 32-bit integer, as clients' timers hold. */
@@ -302,55 +293,6 @@ export const healthSchema = z
     database: z.enum(['ok', 'unavailable']),
   })
   .meta({ id: 'Health', description: 'The body of `GET /health`.' });
-
-/**
- * One field error of a `validation_failed` problem.
- *
- * @example
- * const error = fieldErrorSchema.parse(problem.errors[0]);
- */
-export const fieldErrorSchema = z
-  .object({
-    field: z.string().meta({ description: "The input field (`'body'` for the body as a whole)." }),
-    code: fieldErrorCodeSchema,
-    message: z.string().meta({ description: 'A sentence for people; never parse it.' }),
-  })
-  .meta({ id: 'FieldError', description: 'Why one field was refused.' });
-
-/**
- * RFC 9457 problem details, as every error is answered.
- *
- * @example
- * const problem = problemSchema.parse(await res.json());
- * if (problem.code === 'rate_limited') retryLater();
- */
-export const problemSchema = z
-  .object({
-    type: z.literal('about:blank'),
-    title: z.string().meta({ description: 'The HTTP reason phrase.' }),
-    status: z.int().min(400).max(599).meta({ description: 'The HTTP status, repeated.' }),
-    code: problemCodeSchema,
-    detail: z.string().meta({ description: 'A sentence for people; never parse it.' }),
-    errors: z
-      .array(fieldErrorSchema)
-      .min(1)
-      .optional()
-      .meta({ description: 'Field errors of a validation_failed.' }),
-    mfaToken: z.string().optional().meta({
-      description:
-        '`mfa_required`, `mfa_setup_required`: the token that answers the challenge (opaque, single use).',
-    }),
-    methods: z
-      .array(mfaMethodSchema)
-      .optional()
-      .meta({ description: '`mfa_required`: the second factors the user can answer with.' }),
-    expiresIn: z
-      .int()
-      .min(1)
-      .optional()
-      .meta({ description: '`mfa_required`, `mfa_setup_required`: seconds the `mfaToken` stays valid.' }),
-  })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details.' });
 
 /**
  * JSON of a token response (dates as ISO strings): exactly the fields of API.md.
