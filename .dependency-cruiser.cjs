@@ -7,14 +7,16 @@ const CORE = '^packages/tenant-auth-core/src/';
 // The top of core: the facade and the entry points. Nothing below may import them.
 const FACADE = `${CORE}(create-tenant-auth|tenant-auth|index|store-kit)[.]ts$`;
 // Use cases, by folder; siblings never import each other.
-const USE_CASE_FOLDERS = 'accounts|members|sessions|audit';
+const USE_CASE_FOLDERS = 'accounts|members|sessions|audit|mfa';
 // Modules inside use-case folders that are lower layers, shared by every use case: the input rules,
-// the roles, and the session mechanisms (tokens of a session, the active-session cache).
+// the roles, the session mechanisms (tokens of a session, the active-session cache), and the second
+// factor's mechanisms (TOTP, recovery codes, its types, and the gate a first factor passes through).
 const SHARED_IN_USE_CASE_FOLDERS = [
   `${CORE}accounts/inputs[.]ts$`,
   `${CORE}members/roles[.]ts$`,
   `${CORE}sessions/session-tokens[.]ts$`,
   `${CORE}sessions/active-session-cache[.]ts$`,
+  `${CORE}mfa/(totp|recovery-codes|mfa-types|second-factor-gate)[.]ts$`,
 ];
 // Tests sit on top of everything they test; the layering rules do not look at them (cycles still do).
 const TESTS = ['[.]test[.]ts$', '[.]test-d[.]ts$', `${CORE}test-helpers[.]ts$`, `${CORE}testing/`];
@@ -67,7 +69,7 @@ module.exports = {
       name: 'core-use-cases-not-siblings',
       severity: 'error',
       comment:
-        'A use-case folder (accounts, members, sessions, audit) does not import another one: what two ' +
+        'A use-case folder (accounts, members, sessions, audit, mfa) does not import another one: what two ' +
         'use cases share moves down (errors.ts, accounts/inputs.ts, members/roles.ts, authorization.ts).',
       from: { path: `${CORE}(${USE_CASE_FOLDERS})/`, pathNot: TESTS },
       to: {

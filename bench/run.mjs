@@ -29,6 +29,7 @@ const ORDER = [
   'read',
   'auth-overhead',
   'login',
+  'login-totp',
   'registration',
   'isolation',
   'refresh',

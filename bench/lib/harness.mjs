@@ -310,9 +310,13 @@ function readdirSafe(dir) {
   }
 }
 
-/** Strong random secrets (hex: no placeholder word can appear in them). */
+/** Strong random secrets (hex: no placeholder word can appear in them), and the encryption key. */
 export function newSecrets() {
-  return { JWT_SECRET: randomBytes(32).toString('hex'), JWT_REFRESH_SECRET: randomBytes(32).toString('hex') };
+  return {
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+  };
 }
 
 const children = new Set();
@@ -378,6 +382,7 @@ export async function startReferenceServer(options) {
     RATE_LIMIT_MAX: '1000000000',
     RATE_LIMIT_NETWORK_MAX: '1000000000',
     LOGIN_FAILURES_PER_ACCOUNT: '1000000000',
+    MFA_FAILURES_PER_ACCOUNT: '1000000000',
     LOG_LEVEL: logLevel,
     // The server's own default (10) unless BENCH_THREAD_POOL_NICE says otherwise (0: the pool at the main
     // thread's priority, to compare).

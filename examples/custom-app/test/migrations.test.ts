@@ -10,6 +10,7 @@ import { backends, createTestDatabase } from './postgres.js';
 const TENANT_AUTH = [
   'tenant-auth-20261121132551-initial',
   'tenant-auth-20261122153000-roles-tokens-outbox-audit',
+  'tenant-auth-20261127120000-second-factor',
 ];
 const APP = 'app-20261122145222-create-project';
 

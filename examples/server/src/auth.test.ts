@@ -24,6 +24,7 @@ describe('the per-account rate-limit keys of the reference server (issue 28, ite
       stores: createMemoryStores(),
       accessToken: { secret: SECRET },
       refreshSecret: REFRESH,
+      encryptionKey: new Uint8Array(32).fill(7),
       rateLimitStore: store,
       onEvent: () => {},
       mailer: { send: async () => {} },

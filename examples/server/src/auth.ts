@@ -1,4 +1,4 @@
-import { hkdfSync } from 'node:crypto';
+import { createHash, hkdfSync } from 'node:crypto';
 import {
   type AccessTokenKeyOptions,
   type AuthEvent,
@@ -30,6 +30,11 @@ const VARIABLE_OF_OPTION: Record<string, string> = {
   'rateLimit.network': 'RATE_LIMIT_NETWORK_MAX',
   'rateLimit.general': 'RATE_LIMIT_MAX',
   'rateLimit.account': 'LOGIN_FAILURES_PER_ACCOUNT',
+  'rateLimit.mfaFailuresPerAccount': 'MFA_FAILURES_PER_ACCOUNT',
+  reauthMaxAgeSeconds: 'REAUTH_MAX_AGE_SECONDS',
+  totpIssuer: 'TOTP_ISSUER',
+  'dataKeys.current.key': 'ENCRYPTION_KEY',
+  'dataKeys.current': 'ENCRYPTION_KEY',
   origins: 'CORS_ORIGINS',
   'mail.appUrl': 'APP_URL',
   'mail.from': 'MAIL_FROM',
@@ -74,11 +79,25 @@ export function accountKeySecretOf(refreshSecret: string): Uint8Array {
   );
 }
 
+/**
+ * The id stored beside every value sealed with `ENCRYPTION_KEY`: a fingerprint of the key (the first 48
+ * bits of its SHA-256), so a new key gets a new id and the values sealed with the old one are never tried
+ * with the wrong key. It says nothing usable about the key (256 random bits).
+ *
+ * @example
+ * const dataKeys = { current: { id: dataKeyIdOf(key), key } };
+ */
+export function dataKeyIdOf(key: Uint8Array): string {
+  return `k${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+}
+
 /** What the server composes tenant-auth from, besides the configuration. */
 export interface AuthParts {
   stores: TenantAuthStores;
   accessToken: AccessTokenKeyOptions;
   refreshSecret: string;
+  /** `ENCRYPTION_KEY` (or the development key of the data folder): seals TOTP secrets and outbox payloads. */
+  encryptionKey: Uint8Array;
   rateLimitStore: RateLimitStore | undefined;
   onEvent: (event: AuthEvent) => void;
   mailer: Mailer;
@@ -96,7 +115,7 @@ export interface AuthParts {
  * const auth = createAuth(config, { stores, accessToken, refreshSecret, rateLimitStore, onEvent, logger });
  */
 export function createAuth(config: ServerConfig, parts: AuthParts): TenantAuth {
-  const { rateLimit } = config;
+  const { rateLimit, mfa } = config;
   return asConfigError(() =>
     createTenantAuth({
       stores: parts.stores,
@@ -119,7 +138,11 @@ export function createAuth(config: ServerConfig, parts: AuthParts): TenantAuth {
         ...(rateLimit.network === undefined ? {} : { network: rateLimit.network }),
         ...(rateLimit.general === undefined ? {} : { general: rateLimit.general }),
         ...(rateLimit.account === undefined ? {} : { account: rateLimit.account }),
+        ...(mfa.failuresPerAccount === undefined ? {} : { mfaFailuresPerAccount: mfa.failuresPerAccount }),
       },
+      dataKeys: { current: { id: dataKeyIdOf(parts.encryptionKey), key: parts.encryptionKey } },
+      ...(mfa.reauthMaxAgeSeconds === undefined ? {} : { reauthMaxAgeSeconds: mfa.reauthMaxAgeSeconds }),
+      ...(mfa.totpIssuer === undefined ? {} : { totpIssuer: mfa.totpIssuer }),
       checkSessionOnVerify: config.checkSessionOnVerify,
       mail: { mailer: parts.mailer, from: config.mail.from, appUrl: config.mail.appUrl },
       ...(config.invitationTtlSeconds === undefined

@@ -10,6 +10,7 @@ const production = {
   NODE_ENV: 'production',
   JWT_SECRET: SECRET,
   JWT_REFRESH_SECRET: REFRESH,
+  ENCRYPTION_KEY: 'W9cQeF2da1jLD8OOWHzwKglR98V0FdmsYxux0olmio0',
   CORS_ORIGINS: 'https://app.example.com',
   APP_URL: 'https://app.example.com',
   SMTP_URL: 'smtp://mailer:secret@smtp.example.com:587',
@@ -137,6 +138,7 @@ describe('parseConfig', () => {
     expect(found.map((i) => i.variable).sort()).toEqual([
       'APP_URL',
       'CORS_ORIGINS',
+      'ENCRYPTION_KEY',
       'JWT_REFRESH_SECRET',
       'JWT_SECRET',
       'MAIL_FROM',
@@ -317,6 +319,7 @@ describe('the values tenant-auth checks, reported by variable when the server is
     stores: createMemoryStores(),
     accessToken: { secret: SECRET },
     refreshSecret: REFRESH,
+    encryptionKey: new Uint8Array(32).fill(7),
     rateLimitStore: undefined,
     onEvent: () => {},
     mailer: { send: async () => {} },
@@ -355,6 +358,8 @@ describe('the values tenant-auth checks, reported by variable when the server is
     [{ PASSWORD_HASHING_NETWORK_SHARE: '0' }, {}, 'PASSWORD_HASHING_NETWORK_SHARE', /positive integer/],
     [{ REFRESH_REUSE_GRACE_SECONDS: '-1' }, {}, 'REFRESH_REUSE_GRACE_SECONDS', /integer from 0 to 60/],
     [{ REFRESH_REUSE_GRACE_SECONDS: '61' }, {}, 'REFRESH_REUSE_GRACE_SECONDS', /integer from 0 to 60/],
+    [{ REAUTH_MAX_AGE_SECONDS: '0' }, {}, 'REAUTH_MAX_AGE_SECONDS', /integer/],
+    [{ MFA_FAILURES_PER_ACCOUNT: '0' }, {}, 'MFA_FAILURES_PER_ACCOUNT', /integer/],
   ] as const)('refuses %o %o naming %s', (env, secrets, variable, message) => {
     expect(composeIssues(env, secrets)).toEqual([{ variable, message: expect.stringMatching(message) }]);
   });

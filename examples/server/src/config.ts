@@ -90,6 +90,17 @@ export interface ServerConfig {
   auditRetentionDays: number;
   /** `METRICS_TOKEN`: the bearer token `/metrics` requires; unset: open in development, absent in production. */
   metricsToken: string | undefined;
+  /** The second factor and recent authentication (tenant-auth's defaults when unset). */
+  mfa: {
+    /** `ENCRYPTION_KEY`, 32 bytes; unset in development until `resolveEncryptionKey` fills it from the data folder. */
+    encryptionKey: Uint8Array | undefined;
+    /** `REAUTH_MAX_AGE_SECONDS`. */
+    reauthMaxAgeSeconds: number | undefined;
+    /** `MFA_FAILURES_PER_ACCOUNT`. */
+    failuresPerAccount: number | undefined;
+    /** `TOTP_ISSUER`. */
+    totpIssuer: string | undefined;
+  };
 }
 
 /** Where the links of development emails point: the example web application's dev server. */
@@ -257,7 +268,28 @@ const schema = z.object({
     (v) => v === undefined || /^[A-Za-z0-9._~+/-]+=*$/.test(v),
     'must be a bearer token: letters, digits and - . _ ~ + / (then any = padding), no spaces',
   ),
+  // The message never repeats the value: it is a key.
+  ENCRYPTION_KEY: optionalString.refine(
+    (v) => v === undefined || encryptionKeyOf(v) !== undefined,
+    'must be 32 random bytes in base64url (43 characters)',
+  ),
+  REAUTH_MAX_AGE_SECONDS: optionalInteger('REAUTH_MAX_AGE_SECONDS'),
+  MFA_FAILURES_PER_ACCOUNT: optionalInteger('MFA_FAILURES_PER_ACCOUNT'),
+  TOTP_ISSUER: optionalString,
 });
+
+/**
+ * The 32 bytes of an `ENCRYPTION_KEY` (base64url, padding allowed), or `undefined` when it is not that.
+ *
+ * @example
+ * encryptionKeyOf(randomBytes(32).toString('base64url'))?.length; // 32
+ */
+export function encryptionKeyOf(text: string): Uint8Array | undefined {
+  const trimmed = text.trim().replace(/=+$/, '');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(trimmed)) return undefined;
+  const bytes = Buffer.from(trimmed, 'base64url');
+  return bytes.length === 32 ? new Uint8Array(bytes) : undefined;
+}
 
 /** How to make a good secret, said wherever a secret is refused. */
 const GENERATE_SECRET =
@@ -334,6 +366,8 @@ function crossChecks(raw: Record<string, string | undefined>): ConfigIssue[] {
     const problem = secretStrengthProblem(metricsToken);
     if (problem !== null) add('METRICS_TOKEN', `${problem} when NODE_ENV=production (${GENERATE_SECRET})`);
   }
+  if (production && get('ENCRYPTION_KEY') === undefined)
+    add('ENCRYPTION_KEY', `is required when NODE_ENV=production (32 random bytes: ${GENERATE_SECRET})`);
   if (production && get('DATABASE_URL') === 'memory:')
     add('DATABASE_URL', 'memory: is not allowed when NODE_ENV=production (every account is lost on restart)');
   // Production policy of this server, on top of tenant-auth's own checks (a cost from 4 to 31).
@@ -431,6 +465,12 @@ export function parseConfig(
     invitationTtlSeconds: e.INVITATION_TTL_SECONDS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     metricsToken: e.METRICS_TOKEN,
+    mfa: {
+      encryptionKey: e.ENCRYPTION_KEY === undefined ? undefined : encryptionKeyOf(e.ENCRYPTION_KEY),
+      reauthMaxAgeSeconds: e.REAUTH_MAX_AGE_SECONDS,
+      failuresPerAccount: e.MFA_FAILURES_PER_ACCOUNT,
+      totpIssuer: e.TOTP_ISSUER,
+    },
   };
 }
 

@@ -94,6 +94,28 @@ describe('createServerMetrics', () => {
     expect(sampleValue(families, 'http_request_duration_seconds_bucket', { ...labels, le: '0.005' })).toBe(1);
   });
 
+  it('counts second-factor answers by operation and outcome, from the route template and status alone', async () => {
+    const metrics = createServerMetrics({ defaultMetrics: false });
+    const answer = (route: string, status: number) =>
+      metrics.onResponse({ route, method: 'POST', status, durationSeconds: 0.01 });
+    answer('/api/v1/auth/mfa/verify', 200);
+    answer('/api/v1/auth/mfa/verify', 400);
+    answer('/api/v1/auth/mfa/verify', 400);
+    answer('/api/v1/auth/mfa/verify', 429);
+    answer('/api/v1/auth/reauthenticate', 401);
+    answer('/api/v1/auth/login', 401);
+    const families = await scrape(metrics);
+    const count = (operation: string, outcome: string) =>
+      sampleValue(families, 'tenant_auth_mfa_verifications_total', { operation, outcome });
+    expect(count('verify', 'success')).toBe(1);
+    expect(count('verify', 'refused')).toBe(2);
+    expect(count('verify', 'throttled')).toBe(1);
+    expect(count('reauthenticate', 'invalid_token')).toBe(1);
+    expect(count('confirm', 'success')).toBe(0);
+    const samples = families.get('tenant_auth_mfa_verifications_total')?.samples ?? [];
+    expect(samples).toHaveLength(12);
+  });
+
   it('reads the hashing pool and the outbox at scrape time, once per scrape', async () => {
     const metrics = createServerMetrics({ defaultMetrics: false });
     let reads = 0;

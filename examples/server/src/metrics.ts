@@ -16,6 +16,25 @@ const OUTBOX_READ_TIMEOUT_MS = 1000;
 const LOGIN_OUTCOMES = ['success', 'wrong_password', 'unknown_email', 'throttled'] as const;
 const REFRESH_OUTCOMES = ['rotated', 'reissued', 'replay', 'invalid'] as const;
 const BUDGETS: readonly RateLimitBudget[] = ['strict', 'general', 'network', 'account', 'mailbox'];
+/**
+ * The answers of the second factor counted by `tenant_auth_mfa_verifications_total`: the route templates
+ * (under the server's prefix) that check a code, and the outcome each status stands for. Taken from the
+ * answer, so the counter holds an operation and an outcome, never a token, a code or a user.
+ */
+const MFA_OPERATION_OF_ROUTE: Readonly<Record<string, string>> = {
+  '/api/v1/auth/mfa/verify': 'verify',
+  '/api/v1/auth/mfa/totp/confirm': 'confirm',
+  '/api/v1/auth/reauthenticate': 'reauthenticate',
+};
+const MFA_OUTCOME_OF_STATUS: Readonly<Record<number, string>> = {
+  200: 'success',
+  400: 'refused',
+  401: 'invalid_token',
+  403: 'refused',
+  429: 'throttled',
+};
+const MFA_OUTCOMES = ['success', 'refused', 'invalid_token', 'throttled'] as const;
+
 /** Events left out of `tenant_auth_events_total`: their count tells known addresses from unknown ones. */
 const NOT_COUNTED: ReadonlySet<string> = new Set(['password_reset_requested']);
 
@@ -121,6 +140,14 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
     labelNames: ['template', 'outcome'] as const,
     registers,
   });
+  const mfaAnswers = new Counter({
+    name: 'tenant_auth_mfa_verifications_total',
+    help: 'Second-factor answers (POST /auth/mfa/verify, /auth/mfa/totp/confirm, /auth/reauthenticate) by operation and outcome: success, refused (a wrong code or password), invalid_token (an unknown, used or expired mfaToken), throttled.',
+    labelNames: ['operation', 'outcome'] as const,
+    registers,
+  });
+  for (const operation of Object.values(MFA_OPERATION_OF_ROUTE))
+    for (const outcome of MFA_OUTCOMES) mfaAnswers.inc({ operation, outcome }, 0);
   for (const outcome of LOGIN_OUTCOMES) logins.inc({ outcome }, 0);
   for (const outcome of REFRESH_OUTCOMES) refreshes.inc({ outcome }, 0);
   for (const budget of BUDGETS) rateLimited.inc({ budget }, 0);
@@ -214,6 +241,10 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
     },
     onResponse({ route, method, status, durationSeconds }) {
       observeRequest(route, method, status, durationSeconds);
+      const operation = MFA_OPERATION_OF_ROUTE[route];
+      const outcome = MFA_OUTCOME_OF_STATUS[status];
+      if (operation !== undefined && outcome !== undefined && method === 'POST')
+        mfaAnswers.inc({ operation, outcome });
     },
     observe(auth) {
       source = auth;

@@ -10,6 +10,7 @@ import { createAuth } from './auth.js';
 import { authEventLogger } from './auth-log.js';
 import type { ServerConfig } from './config.js';
 import { createDatabase, type Database } from './database.js';
+import { resolveEncryptionKey } from './encryption-key.js';
 import { listen } from './http-server.js';
 import type { Logger } from './logger.js';
 import { createMailer } from './mailer.js';
@@ -69,6 +70,7 @@ export async function startServer(
   overrides: { clock?: Clock; mailer?: Mailer } = {},
 ): Promise<RunningServer> {
   const secrets = await resolveSecrets(config, logger);
+  const encryption = await resolveEncryptionKey(config, logger);
   const accessToken = await loadAccessKeys(config, secrets.secret);
   const database = createDatabase(config.database, { logger, production: config.production });
   // Connects only when told (below), so nothing talks to Redis before the configuration is known good.
@@ -82,6 +84,7 @@ export async function startServer(
     stores: createMikroOrmStores(database.orm),
     accessToken,
     refreshSecret: secrets.refreshSecret,
+    encryptionKey: encryption.key,
     rateLimitStore,
     onEvent: (event) => {
       logEvent(event);
@@ -110,6 +113,7 @@ export async function startServer(
 
   try {
     await secrets.keep();
+    await encryption.keep();
     await database.open();
     await database.migrate();
     if (redis) await connectRedis(redis, logger);

@@ -73,7 +73,13 @@ describe.each(backends)('the /api/v1 contract on $name', ({ name }) => {
           role: 'owner',
           emailVerified: false,
         },
-        session: { id: expect.any(String), expiresAt: expect.any(String) },
+        // API 1.2: how the session was authenticated, and when.
+        session: {
+          id: expect.any(String),
+          expiresAt: expect.any(String),
+          amr: ['pwd'],
+          authTime: expect.any(String),
+        },
         accessToken: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
         refreshToken: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
         tokenType: 'Bearer',

@@ -21,6 +21,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { referenceOpenApiDocument } from '../../../scripts/openapi-document.js';
 import { createOpenApiValidator } from '../../../test-support/openapi-validator.js';
 import { PASSWORD, uniqueEmail } from './helpers/http.js';
+import { totpCode } from './helpers/mfa.js';
 import { TestInbox } from './helpers/smtp.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 
@@ -123,7 +124,7 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     await inbox?.stop();
   });
 
-  it('runs every route of API 1.0 and 1.1 through the client', async () => {
+  it("runs every route of API 1.0 and 1.1, and 1.2's second factor, through the client", async () => {
     const ownerEmail = uniqueEmail('owner');
     const { client: owner, changes } = client();
 
@@ -231,6 +232,45 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     await owner.logout();
     expect(await owner.getSession()).toBeNull();
     expect(changes.at(-1)).toEqual({ type: 'signed_out', reason: 'logout', source: 'local' });
+
+    // API 1.2's second factor, through request() (the client has no methods of its own for it yet).
+    const { client: second } = client();
+    const secondEmail = uniqueEmail('second-factor');
+    await second.register({ email: secondEmail, password: PASSWORD });
+    expect(await second.request('getMe', {})).toMatchObject({ email: secondEmail, mfa: { totp: false } });
+    const { secret } = await second.request('setupTotp', {});
+    const { recoveryCodes } = await second.request('confirmTotp', {
+      body: { code: totpCode(secret, clock.now()) },
+    });
+    expect(recoveryCodes).toHaveLength(10);
+    expect(await second.request('getSecurityPolicy', {})).toEqual({ requireMfa: false });
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => 'answered',
+        (err: unknown) => err,
+      );
+    // The registration's session is password-only, and the user now has a factor: not recent enough.
+    for (const call of [
+      second.request('regenerateRecoveryCodes', {}),
+      second.request('disableTotp', {}),
+      second.request('setSecurityPolicy', { body: { requireMfa: true } }),
+    ]) {
+      expect(isTenantAuthClientError(await refusal(call), 'reauthentication_required')).toBe(true);
+    }
+    const challenge = await refusal(second.login({ email: secondEmail, password: PASSWORD }));
+    expect(isTenantAuthClientError(challenge, 'mfa_required')).toBe(true);
+    const twoFactor = await second.request('verifyMfa', {
+      body: {
+        mfaToken: (challenge as TenantAuthClientError).problem?.mfaToken ?? '',
+        method: 'recovery_code',
+        code: recoveryCodes?.[0] ?? '',
+      },
+    });
+    expect(twoFactor.session.amr).toEqual(['pwd', 'otp', 'mfa']);
+    const again = await second.request('reauthenticate', {
+      body: { password: PASSWORD, method: 'recovery_code', code: recoveryCodes?.[1] ?? '' },
+    });
+    expect(again.session.amr).toEqual(['pwd', 'otp', 'mfa']);
 
     // Every operation of the document was called.
     const called = new Set(requests.map((r) => `${r.method} ${r.path}`));

@@ -14,6 +14,12 @@ export const PROBLEM_MESSAGES = {
   email_not_verified: 'Verify your email address first: open the link we sent you, then try again.',
   not_found: 'That no longer exists. It may have been removed already.',
   last_owner: 'Your organisation needs at least one owner. Make someone else an owner first.',
+  mfa_required: 'Enter the code from your authenticator app.',
+  mfa_setup_required: 'Your organisation requires two-step verification. Set it up to continue.',
+  reauthentication_required: 'Please confirm it is you: sign in again, then retry.',
+  mfa_required_by_tenant: 'Your organisation requires two-step verification: it cannot be turned off.',
+  already_enabled: 'Two-step verification is already on.',
+  mfa_not_enabled: 'Turn on two-step verification for your own account first.',
   method_not_allowed: 'The server does not support this action. The application may be out of date.',
   payload_too_large: 'What you entered is too long to send.',
   unsupported_media_type: 'The request was sent in a format the server does not accept.',
@@ -72,6 +78,13 @@ export const AUDIT_EVENT_LABELS = {
   member_role_changed: 'Role changed',
   member_removed: 'Member removed',
   account_deleted: 'Account deleted',
+  mfa_enabled: 'Two-step verification turned on',
+  mfa_disabled: 'Two-step verification turned off',
+  mfa_challenge_failed: 'Wrong verification code',
+  recovery_code_used: 'Recovery code used',
+  recovery_codes_regenerated: 'New recovery codes',
+  reauthenticated: 'Identity confirmed',
+  security_policy_changed: 'Security policy changed',
 } as const satisfies Record<AuditEventType, string>;
 
 /** A label for each role. */

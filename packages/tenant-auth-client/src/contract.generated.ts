@@ -49,12 +49,30 @@ export interface User {
 }
 
 /**
+ * How a session was authenticated (RFC 8176): `pwd` password, `otp` TOTP or recovery code, `hwk` passkey, `sso` single sign-on, `mfa` two factors.
+ *
+ * @example
+ * const example: AuthMethod = 'pwd';
+ */
+export type AuthMethod = 'pwd' | 'otp' | 'hwk' | 'sso' | 'mfa';
+
+/**
+ * Every {@link AuthMethod}, in the order of the contract.
+ *
+ * @example
+ * if (AUTH_METHODS.includes(value as AuthMethod)) use(value as AuthMethod);
+ */
+export const AUTH_METHODS: readonly AuthMethod[] = ['pwd', 'otp', 'hwk', 'sso', 'mfa'];
+
+/**
  * The session the tokens belong to.
  *
  * @example
  * const example: TokenSession = {
  *   id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
  *   expiresAt: '2026-05-01T12:00:00.000Z',
+ *   amr: [],
+ *   authTime: '2026-05-01T12:00:00.000Z',
  * };
  */
 export interface TokenSession {
@@ -66,6 +84,14 @@ export interface TokenSession {
    * When the session ends unless it is refreshed.
    */
   expiresAt: string;
+  /**
+   * How the session was authenticated; a refresh never adds to it.
+   */
+  amr: AuthMethod[];
+  /**
+   * When the user last proved who they are.
+   */
+  authTime: string;
 }
 
 /**
@@ -83,6 +109,8 @@ export interface TokenSession {
  *   session: {
  *     id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
  *     expiresAt: '2026-05-01T12:00:00.000Z',
+ *     amr: [],
+ *     authTime: '2026-05-01T12:00:00.000Z',
  *   },
  *   accessToken: 'eyJhbGciOi…',
  *   refreshToken: 'eyJhbGciOi…',
@@ -132,6 +160,8 @@ export interface TokenResponse {
  *   session: {
  *     id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
  *     expiresAt: '2026-05-01T12:00:00.000Z',
+ *     amr: [],
+ *     authTime: '2026-05-01T12:00:00.000Z',
  *   },
  *   accessToken: 'eyJhbGciOi…',
  *   refreshToken: 'eyJhbGciOi…',
@@ -378,7 +408,14 @@ export type AuditEventType =
   | 'invitation_accepted'
   | 'member_role_changed'
   | 'member_removed'
-  | 'account_deleted';
+  | 'account_deleted'
+  | 'mfa_enabled'
+  | 'mfa_disabled'
+  | 'mfa_challenge_failed'
+  | 'recovery_code_used'
+  | 'recovery_codes_regenerated'
+  | 'reauthenticated'
+  | 'security_policy_changed';
 
 /**
  * Every {@link AuditEventType}, in the order of the contract.
@@ -407,6 +444,13 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'member_role_changed',
   'member_removed',
   'account_deleted',
+  'mfa_enabled',
+  'mfa_disabled',
+  'mfa_challenge_failed',
+  'recovery_code_used',
+  'recovery_codes_regenerated',
+  'reauthenticated',
+  'security_policy_changed',
 ];
 
 /**
@@ -516,6 +560,146 @@ export interface Health {
 }
 
 /**
+ * A second factor: `totp` or `recovery_code`.
+ *
+ * @example
+ * const example: MfaMethod = 'totp';
+ */
+export type MfaMethod = 'totp' | 'recovery_code';
+
+/**
+ * Every {@link MfaMethod}, in the order of the contract.
+ *
+ * @example
+ * if (MFA_METHODS.includes(value as MfaMethod)) use(value as MfaMethod);
+ */
+export const MFA_METHODS: readonly MfaMethod[] = ['totp', 'recovery_code'];
+
+/**
+ * The body of `POST /auth/mfa/totp/setup`.
+ *
+ * @example
+ * const example: TotpSetup = {
+ *   secret: '…',
+ *   otpauthUri: '…',
+ * };
+ */
+export interface TotpSetup {
+  /**
+   * The TOTP secret, base32; never shown again.
+   */
+  secret: string;
+  /**
+   * `otpauth://totp/<issuer>:<email>?secret=…&issuer=…&algorithm=SHA1&digits=6&period=30`.
+   */
+  otpauthUri: string;
+}
+
+/**
+ * Recovery codes, shown once.
+ *
+ * @example
+ * const example: RecoveryCodes = {
+ *   recoveryCodes: null,
+ * };
+ */
+export interface RecoveryCodes {
+  /**
+   * Single-use codes, shown this once; `null` when the earlier ones stay.
+   */
+  recoveryCodes: string[] | null;
+}
+
+/**
+ * The recovery codes (`null` when the earlier ones stay); with an `mfaToken`, the token response of the new session too.
+ *
+ * @example
+ * const example: TotpConfirmResponse = null;
+ */
+export type TotpConfirmResponse = (TokenResponse & RecoveryCodes) | RecoveryCodes;
+
+/**
+ * The caller's second factors.
+ *
+ * @example
+ * const example: MfaState = {
+ *   totp: true,
+ *   passkeys: 0,
+ *   recoveryCodesRemaining: 0,
+ * };
+ */
+export interface MfaState {
+  /**
+   * Whether a TOTP factor is active.
+   */
+  totp: boolean;
+  /**
+   * How many passkeys the user has.
+   *
+   * An integer from 0 to 9007199254740991.
+   */
+  passkeys: number;
+  /**
+   * Unused recovery codes.
+   *
+   * An integer from 0 to 9007199254740991.
+   */
+  recoveryCodesRemaining: number;
+}
+
+/**
+ * The body of `GET /users/me`.
+ *
+ * @example
+ * const example: Me = {
+ *   id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *   email: 'ada@example.com',
+ *   tenantId: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *   role: 'owner',
+ *   emailVerified: true,
+ *   createdAt: '2026-05-01T12:00:00.000Z',
+ *   mfa: {
+ *     totp: true,
+ *     passkeys: 0,
+ *     recoveryCodesRemaining: 0,
+ *   },
+ * };
+ */
+export interface Me {
+  /**
+   * A UUID.
+   */
+  id: string;
+  email: string;
+  /**
+   * A UUID.
+   */
+  tenantId: string;
+  role: Role;
+  emailVerified: boolean;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  createdAt: string;
+  mfa: MfaState;
+}
+
+/**
+ * The security policy of the tenant.
+ *
+ * @example
+ * const example: SecurityPolicy = {
+ *   requireMfa: true,
+ * };
+ */
+export interface SecurityPolicy {
+  /**
+   * Whether every user of the tenant needs a second factor.
+   */
+  requireMfa: boolean;
+}
+
+/**
  * Why a field was refused; switch on this.
  *
  * @example
@@ -596,6 +780,12 @@ export type ProblemCode =
   | 'email_not_verified'
   | 'not_found'
   | 'last_owner'
+  | 'mfa_required'
+  | 'mfa_setup_required'
+  | 'reauthentication_required'
+  | 'mfa_required_by_tenant'
+  | 'already_enabled'
+  | 'mfa_not_enabled'
   | 'method_not_allowed'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -620,6 +810,12 @@ export const PROBLEM_CODES: readonly ProblemCode[] = [
   'email_not_verified',
   'not_found',
   'last_owner',
+  'mfa_required',
+  'mfa_setup_required',
+  'reauthentication_required',
+  'mfa_required_by_tenant',
+  'already_enabled',
+  'mfa_not_enabled',
   'method_not_allowed',
   'payload_too_large',
   'unsupported_media_type',
@@ -664,6 +860,20 @@ export interface Problem {
    * At least 1 item(s) when present.
    */
   errors?: FieldError[];
+  /**
+   * `mfa_required`, `mfa_setup_required`: the token that answers the challenge (opaque, single use).
+   */
+  mfaToken?: string;
+  /**
+   * `mfa_required`: the second factors the user can answer with.
+   */
+  methods?: MfaMethod[];
+  /**
+   * `mfa_required`, `mfa_setup_required`: seconds the `mfaToken` stays valid.
+   *
+   * An integer from 1 to 9007199254740991.
+   */
+  expiresIn?: number;
 }
 
 /**
@@ -745,6 +955,116 @@ export interface RefreshRequest {
    * At most 8192 characters.
    */
   refreshToken?: string;
+}
+
+/**
+ * The body of `POST /auth/mfa/verify`.
+ *
+ * @example
+ * const example: VerifyMfaRequest = {
+ *   mfaToken: '…',
+ *   method: 'totp',
+ *   code: '…',
+ * };
+ */
+export interface VerifyMfaRequest {
+  /**
+   * The `mfaToken` of an `mfa_required` or `mfa_setup_required` answer.
+   *
+   * At most 8192 characters.
+   */
+  mfaToken: string;
+  method: MfaMethod;
+  /**
+   * A 6-digit TOTP code, or a recovery code (case and dashes ignored).
+   *
+   * At most 1024 characters.
+   */
+  code: string;
+  /**
+   * Free text naming the device; default: a summary of the user agent.
+   *
+   * At most 200 characters.
+   */
+  deviceInfo?: string;
+}
+
+/**
+ * The body of `POST /auth/mfa/totp/setup` (optional).
+ *
+ * @example
+ * const example: SetupTotpRequest = {};
+ */
+export interface SetupTotpRequest {
+  /**
+   * The `mfaToken` of an `mfa_required` or `mfa_setup_required` answer.
+   *
+   * At most 8192 characters.
+   */
+  mfaToken?: string;
+}
+
+/**
+ * The body of `POST /auth/mfa/totp/confirm`.
+ *
+ * @example
+ * const example: ConfirmTotpRequest = {
+ *   code: '…',
+ * };
+ */
+export interface ConfirmTotpRequest {
+  /**
+   * A 6-digit TOTP code, or a recovery code (case and dashes ignored).
+   *
+   * At most 1024 characters.
+   */
+  code: string;
+  /**
+   * The `mfaToken` of an `mfa_required` or `mfa_setup_required` answer.
+   *
+   * At most 8192 characters.
+   */
+  mfaToken?: string;
+  /**
+   * Free text naming the device; default: a summary of the user agent.
+   *
+   * At most 200 characters.
+   */
+  deviceInfo?: string;
+}
+
+/**
+ * The body of `POST /auth/reauthenticate`.
+ *
+ * @example
+ * const example: ReauthenticateRequest = {};
+ */
+export interface ReauthenticateRequest {
+  /**
+   * The current password (re-authentication).
+   *
+   * At most 1024 characters.
+   */
+  password?: string;
+  method?: MfaMethod;
+  /**
+   * A 6-digit TOTP code, or a recovery code (case and dashes ignored).
+   *
+   * At most 1024 characters.
+   */
+  code?: string;
+}
+
+/**
+ * The body of `PATCH /tenants/me/security`.
+ *
+ * @example
+ * const example: SetSecurityPolicyRequest = {
+ *   requireMfa: true,
+ * };
+ */
+export interface SetSecurityPolicyRequest {
+  requireMfa: boolean;
 }
 
 /**
@@ -1003,6 +1323,14 @@ export type OperationId =
   | 'login'
   | 'refresh'
   | 'logout'
+  | 'verifyMfa'
+  | 'setupTotp'
+  | 'confirmTotp'
+  | 'disableTotp'
+  | 'regenerateRecoveryCodes'
+  | 'reauthenticate'
+  | 'getSecurityPolicy'
+  | 'setSecurityPolicy'
   | 'getMyTenant'
   | 'getTenant'
   | 'listSessions'
@@ -1022,6 +1350,7 @@ export type OperationId =
   | 'verifyEmail'
   | 'changeEmail'
   | 'confirmEmailChange'
+  | 'getMe'
   | 'deleteAccount'
   | 'listAuditEvents'
   | 'jwks'
@@ -1052,6 +1381,14 @@ export const OPERATIONS: Readonly<Record<OperationId, OperationSpec>> = {
   login: { method: 'POST', path: '/auth/login', auth: 'none', success: 200 },
   refresh: { method: 'POST', path: '/auth/refresh', auth: 'refresh', success: 200 },
   logout: { method: 'POST', path: '/auth/logout', auth: 'refresh', success: 204 },
+  verifyMfa: { method: 'POST', path: '/auth/mfa/verify', auth: 'none', success: 200 },
+  setupTotp: { method: 'POST', path: '/auth/mfa/totp/setup', auth: 'access', success: 200 },
+  confirmTotp: { method: 'POST', path: '/auth/mfa/totp/confirm', auth: 'access', success: 200 },
+  disableTotp: { method: 'DELETE', path: '/auth/mfa/totp', auth: 'access', success: 204 },
+  regenerateRecoveryCodes: { method: 'POST', path: '/auth/mfa/recovery-codes', auth: 'access', success: 200 },
+  reauthenticate: { method: 'POST', path: '/auth/reauthenticate', auth: 'access', success: 200 },
+  getSecurityPolicy: { method: 'GET', path: '/tenants/me/security', auth: 'access', success: 200 },
+  setSecurityPolicy: { method: 'PATCH', path: '/tenants/me/security', auth: 'access', success: 200 },
   getMyTenant: { method: 'GET', path: '/tenants/me', auth: 'access', success: 200 },
   getTenant: { method: 'GET', path: '/tenants/{id}', auth: 'access', success: 200 },
   listSessions: { method: 'GET', path: '/sessions', auth: 'access', success: 200 },
@@ -1076,6 +1413,7 @@ export const OPERATIONS: Readonly<Record<OperationId, OperationSpec>> = {
   verifyEmail: { method: 'POST', path: '/auth/email/verify', auth: 'none', success: 204 },
   changeEmail: { method: 'POST', path: '/auth/email/change', auth: 'access', success: 202 },
   confirmEmailChange: { method: 'POST', path: '/auth/email/change/confirm', auth: 'none', success: 204 },
+  getMe: { method: 'GET', path: '/users/me', auth: 'access', success: 200 },
   deleteAccount: { method: 'DELETE', path: '/users/me', auth: 'access', success: 204 },
   listAuditEvents: { method: 'GET', path: '/tenants/me/audit-events', auth: 'access', success: 200 },
   jwks: { method: 'GET', path: '/.well-known/jwks.json', auth: 'none', success: 200 },
@@ -1098,6 +1436,37 @@ export interface OperationTypes {
   refresh: { body: RefreshRequest | undefined; query: undefined; params: undefined; response: TokenResponse };
   /** POST /auth/logout: Revoke the session of an access or refresh token, and clear the cookies. */
   logout: { body: undefined; query: undefined; params: undefined; response: undefined };
+  /** POST /auth/mfa/verify: Answer the second-factor challenge of a login, and log in. */
+  verifyMfa: { body: VerifyMfaRequest; query: undefined; params: undefined; response: TokenResponse };
+  /** POST /auth/mfa/totp/setup: Start enrolling a TOTP factor: a new secret, to confirm with a code. */
+  setupTotp: { body: SetupTotpRequest | undefined; query: undefined; params: undefined; response: TotpSetup };
+  /** POST /auth/mfa/totp/confirm: Confirm a TOTP setup with a code; every other session of the user is revoked. */
+  confirmTotp: {
+    body: ConfirmTotpRequest;
+    query: undefined;
+    params: undefined;
+    response: TotpConfirmResponse;
+  };
+  /** DELETE /auth/mfa/totp: Remove the caller's TOTP factor; its recovery codes go too when no other factor remains. */
+  disableTotp: { body: undefined; query: undefined; params: undefined; response: undefined };
+  /** POST /auth/mfa/recovery-codes: A new set of recovery codes; the old set stops working. */
+  regenerateRecoveryCodes: { body: undefined; query: undefined; params: undefined; response: RecoveryCodes };
+  /** POST /auth/reauthenticate: Prove who you are again: new tokens for the same session, `auth_time` now. */
+  reauthenticate: {
+    body: ReauthenticateRequest;
+    query: undefined;
+    params: undefined;
+    response: TokenResponse;
+  };
+  /** GET /tenants/me/security: The tenant's security policy. */
+  getSecurityPolicy: { body: undefined; query: undefined; params: undefined; response: SecurityPolicy };
+  /** PATCH /tenants/me/security: Change the tenant's security policy (owner). */
+  setSecurityPolicy: {
+    body: SetSecurityPolicyRequest;
+    query: undefined;
+    params: undefined;
+    response: SecurityPolicy;
+  };
   /** GET /tenants/me: The caller's tenant. */
   getMyTenant: { body: undefined; query: undefined; params: undefined; response: Tenant };
   /** GET /tenants/{id}: A tenant by id: only the caller's own. */
@@ -1161,6 +1530,8 @@ export interface OperationTypes {
     params: undefined;
     response: undefined;
   };
+  /** GET /users/me: The caller's account and its second factors. */
+  getMe: { body: undefined; query: undefined; params: undefined; response: Me };
   /** DELETE /users/me: Delete the caller's account; a tenant whose only member leaves goes with it. */
   deleteAccount: { body: DeleteAccountRequest; query: undefined; params: undefined; response: undefined };
   /** GET /tenants/me/audit-events: The tenant's audit log, newest first. */

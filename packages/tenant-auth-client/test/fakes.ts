@@ -144,6 +144,8 @@ export class FakeApi {
       session: {
         id: SESSION_ID,
         expiresAt: new Date(this.time.now() + this.refreshTtl * 1000).toISOString(),
+        amr: ['pwd'],
+        authTime: new Date(this.time.now()).toISOString(),
       },
       accessToken: this.access(),
       refreshToken: this.refresh(),

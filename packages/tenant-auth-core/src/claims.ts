@@ -1,5 +1,8 @@
+import type { AuthMethod } from './auth-methods.js';
 import type { Role } from './members/roles.js';
 import type { PublicUser, Tenant } from './records.js';
+
+export { AUTH_METHODS, type AuthMethod } from './auth-methods.js';
 
 /**
  * Verified claims of an access token.
@@ -18,6 +21,16 @@ export interface AccessClaims {
   role: Role;
   /** Whether the email was verified when the token was signed. */
   emailVerified: boolean;
+  /**
+   * How the session was authenticated (claim `amr`), kept by the session: a refresh never adds to it.
+   * A token signed before 1.2 (no `amr` claim) reads as `['pwd']`.
+   */
+  amr: readonly AuthMethod[];
+  /**
+   * When the user last proved who they are (claim `auth_time`): registration, invitation acceptance,
+   * login, second factor, reauthentication. A token signed before 1.2 reads as the epoch (never recent).
+   */
+  authTime: Date;
   jti: string;
   issuedAt: Date;
   expiresAt: Date;
@@ -31,7 +44,7 @@ export interface AccessClaims {
  */
 export interface TokenResponse {
   user: PublicUser;
-  session: { id: string; expiresAt: Date };
+  session: { id: string; expiresAt: Date; amr: AuthMethod[]; authTime: Date };
   accessToken: string;
   refreshToken: string;
   tokenType: 'Bearer';

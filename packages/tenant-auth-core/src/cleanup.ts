@@ -11,7 +11,7 @@ import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
 export interface CleanupResult {
   /** Expired sessions, and revoked ones past their retention. */
   sessions: number;
-  /** Expired one-time tokens (invitations, links). */
+  /** Expired one-time tokens (invitations, links) and MFA challenges (`mfaToken`s). */
   oneTimeTokens: number;
   /** Audit events past their retention. */
   auditEvents: number;
@@ -94,9 +94,13 @@ export async function cleanUp(
       batchSize,
     }),
   );
-  const oneTimeTokens = await inBatches(batchSize, pacing, () =>
-    stores.oneTimeTokens.deleteExpired({ expiredBefore: now, batchSize }),
-  );
+  const oneTimeTokens =
+    (await inBatches(batchSize, pacing, () =>
+      stores.oneTimeTokens.deleteExpired({ expiredBefore: now, batchSize }),
+    )) +
+    (await inBatches(batchSize, pacing, () =>
+      stores.factors.deleteExpiredChallenges({ expiredBefore: now, batchSize }),
+    ));
   const auditEvents = await inBatches(batchSize, pacing, () =>
     stores.auditEvents.deleteOlderThan({ before: ago(settings.auditRetentionSeconds), batchSize }),
   );

@@ -16,16 +16,19 @@ import { configurationError } from './errors.js';
 import { createEventLog } from './events/event-log.js';
 import { resolveInstrumentation } from './instrumentation.js';
 import { createMailOutbox, type MailOutbox } from './mail/mail-outbox.js';
-import { createMailSeal } from './mail/sealing.js';
+import { mailSealOn } from './mail/sealing.js';
 import { createInvitations } from './members/invitations.js';
 import { createMembers } from './members/members.js';
 import { atLeast } from './members/roles.js';
+import { createMfa } from './mfa/mfa.js';
+import { createSecondFactorGate } from './mfa/second-factor-gate.js';
 import { type ResolvedOptions, resolveOptions, type TenantAuthOptions } from './options.js';
 import { createPasswordHasher, type PasswordHasher } from './passwords/hasher.js';
 import { createPasswordPolicy } from './passwords/policy.js';
 import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit-store.js';
 import type { RateLimitBudget } from './rate-limit/rate-limit-result.js';
 import { createRequestLimits } from './rate-limit/request-limits.js';
+import { createDataSealer, derivedDataKey } from './sealing/data-key.js';
 import type { Services } from './services.js';
 import { createActiveSessionCache } from './sessions/active-session-cache.js';
 import { createRotation } from './sessions/rotation.js';
@@ -120,6 +123,14 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     logger.warn({ err }, 'tenant-auth: the dummy password hash failed; retrying on first use'),
   );
 
+  // The refresh secret's key opens what 1.1 sealed, and seals when no data keys are given (id `r0`).
+  const derived = derivedDataKey(
+    typeof resolved.refreshSecret === 'string'
+      ? Buffer.from(resolved.refreshSecret, 'utf8')
+      : resolved.refreshSecret,
+  );
+  const sealer = createDataSealer(resolved.dataKeys ?? { current: derived }, derived, random);
+  const secondFactor = createSecondFactorGate({ stores, clock, random });
   const sessionTokens = createSessionTokens({
     tokens,
     clock,
@@ -133,13 +144,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   const mail: MailOutbox | undefined = resolved.mail
     ? createMailOutbox({
         settings: resolved.mail,
-        // The outbox key is derived from the refresh secret: no further secret to configure and rotate.
-        seal: createMailSeal(
-          typeof resolved.refreshSecret === 'string'
-            ? Buffer.from(resolved.refreshSecret, 'utf8')
-            : resolved.refreshSecret,
-          random,
-        ),
+        seal: mailSealOn(sealer),
         stores,
         clock,
         random,
@@ -162,6 +167,10 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     limits,
     background,
     invitationTtlSeconds: resolved.invitationTtlSeconds,
+    sealer,
+    secondFactor,
+    reauthMaxAgeSeconds: resolved.reauthMaxAgeSeconds,
+    totpIssuer: resolved.totpIssuer,
   };
   const confirmPassword = createPasswordConfirmation(services);
   const members = createMembers(services);
@@ -170,6 +179,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   // Held "forgot password" requests are processed on the delivery worker's timer passes only.
   mail?.onScheduledPass(recovery.processHeld);
   const emailAddress = createEmailAddress(services, confirmPassword);
+  const mfa = createMfa(services);
 
   // The pass in flight, and what ends it: a scheduled cleanup's stop() aborts it (no further batch starts).
   let running: { result: Promise<CleanupResult>; abort: AbortController } | undefined;
@@ -212,6 +222,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     events,
     background,
     logger,
+    secondFactor,
   });
   const refresh = createRotation({
     stores,
@@ -236,6 +247,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
       instrumentation.span('tenant-auth.register', () => register(input, context)),
     login: (input, context) => instrumentation.span('tenant-auth.login', () => login(input, context)),
     refresh: (token, context) => instrumentation.span('tenant-auth.refresh', () => refresh(token, context)),
+    ...mfa,
     logout: sessionAccess.logout,
     verifyAccessToken(token) {
       // The common case answers without an asynchronous turn of its own: a token verified before, and

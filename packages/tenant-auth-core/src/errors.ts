@@ -23,6 +23,12 @@ export const ERROR_CODES = [
   'email_not_verified',
   'not_found',
   'last_owner',
+  'mfa_required',
+  'mfa_setup_required',
+  'reauthentication_required',
+  'mfa_required_by_tenant',
+  'already_enabled',
+  'mfa_not_enabled',
   'email_taken',
   'slug_taken',
   'payload_too_large',
@@ -58,6 +64,12 @@ export const ERROR_STATUS = {
   email_not_verified: 403,
   not_found: 404,
   last_owner: 409,
+  mfa_required: 401,
+  mfa_setup_required: 401,
+  reauthentication_required: 403,
+  mfa_required_by_tenant: 409,
+  already_enabled: 409,
+  mfa_not_enabled: 409,
   email_taken: 409,
   slug_taken: 409,
   payload_too_large: 413,
@@ -129,6 +141,11 @@ export interface TenantAuthErrorOptions {
   option?: string;
   /** The budget that refused a `rate_limited` request, for the `RateLimit-*` headers. */
   rateLimit?: RateLimitResult;
+  /**
+   * Members the problem details carry beside the standard ones (RFC 9457 extension members), part of
+   * the contract: `mfaToken`, `methods` and `expiresIn` of `mfa_required` and `mfa_setup_required`.
+   */
+  extensions?: Record<string, unknown>;
 }
 
 /**
@@ -151,6 +168,8 @@ export class TenantAuthError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly option: string | undefined;
   readonly rateLimit: RateLimitResult | undefined;
+  /** Extension members of the problem details (see {@link TenantAuthErrorOptions.extensions}). */
+  readonly extensions: Record<string, unknown> | undefined;
 
   constructor(code: TenantAuthErrorCode, message: string, options: TenantAuthErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -160,6 +179,7 @@ export class TenantAuthError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.option = options.option;
     this.rateLimit = options.rateLimit;
+    this.extensions = options.extensions;
   }
 }
 

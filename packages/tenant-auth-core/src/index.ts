@@ -8,7 +8,8 @@ export type { LoginInput } from './accounts/login.js';
 export type { ChangePasswordInput, ResetPasswordInput } from './accounts/password-recovery.js';
 export type { RegisterInput } from './accounts/registration.js';
 export type { AuditEventListInput, AuditEventPage } from './audit/audit-log.js';
-export type { AccessClaims, RegisterResult, TokenResponse } from './claims.js';
+export type { AccessClaims, AuthMethod, RegisterResult, TokenResponse } from './claims.js';
+export { AUTH_METHODS } from './claims.js';
 export type { CleanupResult } from './cleanup.js';
 export type { Clock, RandomBytes } from './clock.js';
 export { createTenantAuth } from './create-tenant-auth.js';
@@ -36,13 +37,27 @@ export type {
 } from './instrumentation.js';
 export type { Logger } from './logger.js';
 export { consoleLogger } from './logger.js';
+export type { MailOptions } from './mail/mail-options.js';
 export type { MailDeliveryOutcome, MailDeliveryResult } from './mail/mail-outbox.js';
 export type { Mailer, MailMessage } from './mail/mailer.js';
 export type { MailContent, MailTemplateData, MailTemplateName, MailTemplates } from './mail/templates.js';
 export type { AcceptInvitationInput, CreateInvitationInput } from './members/invitations.js';
 export type { Role } from './members/roles.js';
 export { ROLES } from './members/roles.js';
-export type { MailOptions, RateLimitOptions, TenantAuthOptions } from './options.js';
+export type {
+  ConfirmTotpInput,
+  ConfirmTotpResult,
+  Me,
+  MfaCaller,
+  MfaChallenge,
+  MfaMethod,
+  ReauthenticateInput,
+  SecurityPolicy,
+  TotpSetup,
+  VerifyMfaInput,
+} from './mfa/mfa-types.js';
+export { MFA_METHODS } from './mfa/mfa-types.js';
+export type { RateLimitOptions, TenantAuthOptions } from './options.js';
 export type { PasswordHasherOptions, PasswordHasherStats } from './passwords/hasher.js';
 export type { PasswordPolicyOptions } from './passwords/policy.js';
 export type { MemoryRateLimitStoreOptions } from './rate-limit/memory-rate-limit-store.js';
@@ -60,6 +75,7 @@ export type {
   Tenant,
 } from './records.js';
 export { AUDIT_EVENT_TYPES } from './records.js';
+export type { DataKey, DataKeysOptions } from './sealing/data-key.js';
 export { createMemoryStores } from './stores/memory/memory-stores.js';
 export type { OutboxCounts, TenantAuthStores } from './stores/tenant-auth-stores.js';
 export type { InputLimits, ScheduledWork, TenantAuth, TenantAuthStats } from './tenant-auth.js';

@@ -17,6 +17,7 @@ function untouchableStores(): TenantAuthStores {
     oneTimeTokens: trap,
     outbox: trap,
     auditEvents: trap,
+    factors: trap,
     transaction: () => Promise.reject(new Error('I/O')),
   } as never;
 }
@@ -72,6 +73,12 @@ describe('createTenantAuth configuration errors', () => {
     ['rateLimit.store', { rateLimit: { store: {} } }],
     ['rateLimit.accountKeySecret', { rateLimit: { accountKeySecret: '' } }],
     ['checkSessionOnVerify.cacheTtlSeconds', { checkSessionOnVerify: { cacheTtlSeconds: 61 } }],
+    ['rateLimit.mfaFailuresPerAccount', { rateLimit: { mfaFailuresPerAccount: 0 } }],
+    ['reauthMaxAgeSeconds', { reauthMaxAgeSeconds: 0 }],
+    ['totpIssuer', { totpIssuer: ' ' }],
+    ['dataKeys', { dataKeys: 'secret' }],
+    ['dataKeys.current.key', { dataKeys: { current: { id: 'k1', key: new Uint8Array(16) } } }],
+    ['dataKeys.current.id', { dataKeys: { current: { id: 'k 1', key: new Uint8Array(32) } } }],
     ['logger', { logger: { warn() {} } }],
     ['onEvent', { onEvent: 'yes' }],
   ])('names %s', (option, override) => {

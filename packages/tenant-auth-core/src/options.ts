@@ -1,15 +1,15 @@
 import { type Clock, type RandomBytes, systemClock, systemRandom } from './clock.js';
-import { configurationError } from './errors.js';
 import type { AuthEvent } from './events/auth-event.js';
 import type { Instrumentation } from './instrumentation.js';
 import { consoleLogger, type Logger } from './logger.js';
+import { type MailOptions, resolveMail } from './mail/mail-options.js';
 import type { MailSettings } from './mail/mail-outbox.js';
-import type { Mailer } from './mail/mailer.js';
-import { defaultTemplates, type MailTemplates } from './mail/templates.js';
+import { fail, integer, object, secretBytes, text } from './option-checks.js';
 import type { PasswordHasherOptions } from './passwords/hasher.js';
 import type { PasswordPolicyOptions } from './passwords/policy.js';
 import type { RateLimitStore } from './rate-limit/rate-limit-store.js';
 import type { RequestLimitSettings } from './rate-limit/request-limits.js';
+import { type DataKeysOptions, dataKeysProblem } from './sealing/data-key.js';
 import type { SessionCheckSettings } from './sessions/active-session-cache.js';
 import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
 import type { AccessTokenKeyOptions } from './tokens/keys.js';
@@ -48,6 +48,12 @@ export interface RateLimitOptions {
   /** Failed logins per window per account from every client together: bounds a distributed guess. Default 100. */
   accountCeiling?: number;
   /**
+   * Wrong second-factor answers (TOTP or recovery codes) per window per account from one client network
+   * (an IPv4 /24 or an IPv6 /48): a budget of its own, never the password throttle's. Every network
+   * together gets ten times as many, so a stranger cannot lock the owner out. Default 10.
+   */
+  mfaFailuresPerAccount?: number;
+  /**
    * Emails per hour to one address from one client network (registration's verification, recovery,
    * verification requests, email changes (the confirmation to the new address and the notice to the
    * old one, each against its own address), invitations), so nobody can flood a mailbox through us; all
@@ -62,34 +68,6 @@ export interface RateLimitOptions {
    * (plain SHA-256).
    */
   accountKeySecret?: string | Uint8Array;
-}
-
-/**
- * Email (the `mail` option of `createTenantAuth`): what invitations, password resets, verification and
- * email changes need. Messages are written to the outbox in the same transaction as their token and
- * delivered by `auth.startMailDelivery()` (or `auth.deliverMail()` from a job of your own).
- *
- * @example
- * const mail: MailOptions = {
- *   mailer: { send: async (message) => { await transport.sendMail(message); } },
- *   from: 'Acme <no-reply@acme.example>',
- *   appUrl: 'https://app.acme.example',
- * };
- */
-export interface MailOptions {
-  /** The transport. */
-  mailer: Mailer;
-  /** The sender, e.g. `'Acme <no-reply@acme.example>'`. */
-  from: string;
-  /**
-   * The web application the links open: `appUrl + path + "?token=" + token`, with the paths
-   * `/accept-invitation`, `/reset-password`, `/verify-email`, `/confirm-email-change`.
-   */
-  appUrl: string;
-  /** Replacements for any of the default templates. */
-  templates?: Partial<MailTemplates>;
-  /** Delivery attempts before a message is given up (marked dead and logged). Default 10 (about 3 hours: 30 s after the first failure, doubling up to an hour). */
-  maxAttempts?: number;
 }
 
 /**
@@ -154,6 +132,17 @@ export interface TenantAuthOptions {
   mail?: MailOptions;
   /** Lifetime of an invitation. Default 604800 (7 days). */
   invitationTtlSeconds?: number;
+  /**
+   * The keys that seal data at rest: TOTP secrets and outbox payloads (AES-256-GCM, the key's id stored
+   * with each value, so keys rotate). Default: one key derived from `refreshSecret` (id `r0`), which is
+   * what 1.1 sealed its outbox with; give keys of their own in production (the reference server's
+   * `ENCRYPTION_KEY`), and keep the derived one's values readable by keeping `refreshSecret`.
+   */
+  dataKeys?: DataKeysOptions;
+  /** How old `authTime` may be for an operation that needs a recent authentication. Default 600. */
+  reauthMaxAgeSeconds?: number;
+  /** The issuer authenticator apps show for a TOTP factor (the `otpauth://` URI). Default `'tenant-auth'`. */
+  totpIssuer?: string;
   /** How long audit events are kept before cleanup deletes them. Default 90 days. */
   auditRetentionSeconds?: number;
   /**
@@ -191,50 +180,15 @@ export interface ResolvedOptions {
   sessionCheck: SessionCheckSettings | undefined;
   mail: MailSettings | undefined;
   invitationTtlSeconds: number;
+  dataKeys: DataKeysOptions | undefined;
+  reauthMaxAgeSeconds: number;
+  totpIssuer: string;
   auditRetentionSeconds: number;
   onEvent: ((event: AuthEvent) => void) | undefined;
   instrumentation: Instrumentation | undefined;
   logger: Logger;
   clock: Clock;
   random: RandomBytes;
-}
-
-const FACTORY = 'createTenantAuth';
-const fail = (option: string, problem: string) => configurationError(FACTORY, option, problem);
-
-function integer(
-  option: string,
-  value: unknown,
-  fallback: number,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-) {
-  const v = value === undefined ? fallback : value;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
-    throw fail(option, `must be an integer ${range} (got ${String(value)})`);
-  }
-  return v;
-}
-
-function text(option: string, value: unknown, fallback: string): string {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string' || value.trim() === '') throw fail(option, 'must be a non-empty string');
-  return value;
-}
-
-function secretBytes(option: string, value: unknown): Uint8Array | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'string' && value !== '') return Buffer.from(value, 'utf8');
-  if (value instanceof Uint8Array && value.length > 0) return value;
-  throw fail(option, 'must be a non-empty string or Uint8Array');
-}
-
-function object<T>(option: string, value: unknown): T | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw fail(option, 'must be an object');
-  return value as T;
 }
 
 function resolveStores(value: unknown): TenantAuthStores {
@@ -244,7 +198,15 @@ function resolveStores(value: unknown): TenantAuthStores {
       'stores',
       'is required (createMemoryStores(), or a storage adapter such as createMikroOrmStores(orm))',
     );
-  for (const part of ['tenants', 'users', 'sessions', 'oneTimeTokens', 'outbox', 'auditEvents'] as const) {
+  for (const part of [
+    'tenants',
+    'users',
+    'sessions',
+    'oneTimeTokens',
+    'outbox',
+    'auditEvents',
+    'factors',
+  ] as const) {
     if (typeof stores[part] !== 'object' || stores[part] === null)
       throw fail(`stores.${part}`, 'is required');
   }
@@ -266,6 +228,7 @@ function resolveRateLimit(value: unknown): ResolvedOptions['rateLimit'] {
     network: integer('rateLimit.network', options.network, 100, 1),
     account: integer('rateLimit.account', options.account, 10, 1),
     accountCeiling: integer('rateLimit.accountCeiling', options.accountCeiling, 100, 1),
+    mfaFailuresPerAccount: integer('rateLimit.mfaFailuresPerAccount', options.mfaFailuresPerAccount, 10, 1),
     mailbox: integer('rateLimit.mailbox', options.mailbox, 5, 1),
     accountKeySecret: secretBytes('rateLimit.accountKeySecret', options.accountKeySecret),
   };
@@ -283,38 +246,11 @@ function resolveSessionCheck(value: unknown): SessionCheckSettings | undefined {
   };
 }
 
-function resolveMail(value: unknown): MailSettings | undefined {
-  const mail = object<MailOptions>('mail', value);
-  if (!mail) return undefined;
-  if (typeof mail.mailer?.send !== 'function')
-    throw fail('mail.mailer', 'must be a Mailer (an object with send())');
-  const from = text('mail.from', mail.from, '');
-  if (from === '') throw fail('mail.from', 'is required (the sender address)');
-  let appUrl: URL;
-  try {
-    appUrl = new URL(text('mail.appUrl', mail.appUrl, ''));
-  } catch {
-    throw fail('mail.appUrl', `must be an absolute http(s) URL (got ${String(mail.appUrl)})`);
-  }
-  if ((appUrl.protocol !== 'https:' && appUrl.protocol !== 'http:') || appUrl.search || appUrl.hash) {
-    throw fail(
-      'mail.appUrl',
-      `must be an http(s) URL without query or fragment (got ${String(mail.appUrl)})`,
-    );
-  }
-  const templates = object<Partial<MailTemplates>>('mail.templates', mail.templates) ?? {};
-  for (const [name, template] of Object.entries(templates)) {
-    if (!(name in defaultTemplates))
-      throw fail(`mail.templates.${name}`, 'is not a template tenant-auth sends');
-    if (typeof template !== 'function') throw fail(`mail.templates.${name}`, 'must be a function');
-  }
-  return {
-    mailer: mail.mailer,
-    from,
-    appUrl: appUrl.href.replace(/\/+$/, ''),
-    templates: { ...defaultTemplates, ...templates },
-    maxAttempts: integer('mail.maxAttempts', mail.maxAttempts, 10, 1, 100),
-  };
+function resolveDataKeys(value: unknown): DataKeysOptions | undefined {
+  if (value === undefined) return undefined;
+  const problem = dataKeysProblem(value);
+  if (problem) throw fail(problem.option, problem.problem);
+  return value as DataKeysOptions;
 }
 
 function resolveLogger(value: unknown): Logger {
@@ -381,6 +317,9 @@ export function resolveOptions(options: TenantAuthOptions): ResolvedOptions {
     sessionCheck: resolveSessionCheck(options.checkSessionOnVerify),
     mail: resolveMail(options.mail),
     invitationTtlSeconds: integer('invitationTtlSeconds', options.invitationTtlSeconds, 7 * DAY, 60),
+    dataKeys: resolveDataKeys(options.dataKeys),
+    reauthMaxAgeSeconds: integer('reauthMaxAgeSeconds', options.reauthMaxAgeSeconds, 600, 1, DAY),
+    totpIssuer: text('totpIssuer', options.totpIssuer, 'tenant-auth'),
     auditRetentionSeconds: integer('auditRetentionSeconds', options.auditRetentionSeconds, 90 * DAY, 1),
     onEvent: options.onEvent,
     instrumentation,

@@ -1,3 +1,4 @@
+import type { AuthMethod } from './auth-methods.js';
 import type { Role } from './members/roles.js';
 
 /**
@@ -15,13 +16,16 @@ export interface Tenant {
 }
 
 /**
- * A tenant as stored: what a `TenantStore` writes and reads. The same fields as the {@link Tenant} the
- * API answers today; store code says `TenantRecord` so the two can part without touching it.
+ * A tenant as stored: what a `TenantStore` writes and reads: the {@link Tenant} the API answers, and its
+ * security policy.
  *
  * @example
  * const tenant: TenantRecord | null = await stores.tenants.findById(tenantId);
  */
-export type TenantRecord = Tenant;
+export interface TenantRecord extends Tenant {
+  /** Whether every user of the tenant must sign in with a second factor (API.md 1.2). */
+  requireMfa: boolean;
+}
 
 /**
  * A user as stored; belongs to exactly one tenant.
@@ -196,6 +200,13 @@ export const AUDIT_EVENT_TYPES = [
   'member_role_changed',
   'member_removed',
   'account_deleted',
+  'mfa_enabled',
+  'mfa_disabled',
+  'mfa_challenge_failed',
+  'recovery_code_used',
+  'recovery_codes_regenerated',
+  'reauthenticated',
+  'security_policy_changed',
 ] as const;
 
 /**
@@ -273,6 +284,13 @@ export interface SessionRecord {
   previousRefreshHash: string | null;
   /** When the current refresh token replaced the previous one. */
   rotatedAt: Date | null;
+  /**
+   * How the session was authenticated: set when it is created, and again only by a reauthentication;
+   * a refresh copies it from here, never from the presented token.
+   */
+  amr: AuthMethod[];
+  /** When the user last proved who they are in this session (creation, reauthentication). */
+  authTime: Date;
 }
 
 /**

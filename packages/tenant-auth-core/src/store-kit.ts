@@ -29,6 +29,12 @@ export type {
 } from './records.js';
 export { ONE_TIME_TOKEN_KINDS } from './records.js';
 export type {
+  FactorStore,
+  MfaChallengePurpose,
+  MfaChallengeRecord,
+  TotpFactorRecord,
+} from './stores/factor-store.js';
+export type {
   AuditEventQuery,
   AuditEventStore,
   OneTimeTokenStore,

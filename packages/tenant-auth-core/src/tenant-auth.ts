@@ -8,6 +8,16 @@ import type { CleanupResult } from './cleanup.js';
 import type { MailDeliveryResult } from './mail/mail-outbox.js';
 import type { AcceptInvitationInput, CreateInvitationInput } from './members/invitations.js';
 import type { Role } from './members/roles.js';
+import type {
+  ConfirmTotpInput,
+  ConfirmTotpResult,
+  Me,
+  MfaCaller,
+  ReauthenticateInput,
+  SecurityPolicy,
+  TotpSetup,
+  VerifyMfaInput,
+} from './mfa/mfa-types.js';
 import type { PasswordHasherStats } from './passwords/hasher.js';
 import type { ClientBudget, RateLimitResult } from './rate-limit/rate-limit-result.js';
 import type { Invitation, Member, RequestContext, SessionInfo, Tenant } from './records.js';
@@ -87,9 +97,80 @@ export interface TenantAuth {
   /**
    * Fails with `invalid_credentials` (the same, after the same work, for an unknown email and a wrong
    * password), `validation_failed` for a malformed email, `rate_limited` when the account is throttled,
-   * `unavailable` when the hashing queue is full or a store does not answer.
+   * `unavailable` when the hashing queue is full or a store does not answer. With the right password,
+   * no session is made when a second factor is due: `mfa_required` (its `extensions` are an
+   * `MfaChallenge`: answer with {@link TenantAuth.verifyMfa}) when the user has a factor,
+   * `mfa_setup_required` (`extensions` `{ mfaToken, expiresIn }`: enrol with
+   * {@link TenantAuth.setupTotp} and {@link TenantAuth.confirmTotp}) when the tenant requires one and the
+   * user has none.
    */
   login(input: LoginInput, context?: RequestContext): Promise<TokenResponse>;
+  /**
+   * Answers a `mfa_required` challenge with a TOTP or recovery code: a new session with `amr`
+   * `['pwd','otp','mfa']`. Fails with `validation_failed` (`code`: `incorrect`; counted on the challenge
+   * and against the account's MFA budget, never the password throttle), `invalid_token` (unknown,
+   * expired or used `mfaToken`, or 5 wrong answers to it), `rate_limited`.
+   */
+  verifyMfa(input: VerifyMfaInput, context?: RequestContext): Promise<TokenResponse>;
+  /**
+   * Starts (or restarts) a TOTP setup: a new secret, unconfirmed until {@link TenantAuth.confirmTotp}.
+   * A signed-in caller needs a recent authentication. Fails with `already_enabled`, `invalid_token`,
+   * `reauthentication_required`.
+   */
+  setupTotp(caller: MfaCaller, context?: RequestContext): Promise<TotpSetup>;
+  /**
+   * Confirms the TOTP setup with a code from the app: the factor is active and every other session of
+   * the user is revoked. Fails with `validation_failed` (`code`: `incorrect`), `invalid_token`,
+   * `reauthentication_required`.
+   */
+  confirmTotp(
+    caller: MfaCaller,
+    input: ConfirmTotpInput,
+    context?: RequestContext,
+  ): Promise<ConfirmTotpResult>;
+  /**
+   * Removes the caller's TOTP factor (and the recovery codes with it). Needs a recent authentication.
+   * Fails with `not_found` (none active), `mfa_required_by_tenant`, `reauthentication_required`.
+   */
+  disableTotp(claims: AccessClaims, context?: RequestContext): Promise<void>;
+  /**
+   * A new set of 10 recovery codes, voiding the old. Needs a recent authentication. Fails with
+   * `mfa_not_enabled`, `reauthentication_required`.
+   */
+  regenerateRecoveryCodes(
+    claims: AccessClaims,
+    context?: RequestContext,
+  ): Promise<{ recoveryCodes: string[] }>;
+  /**
+   * Proves again who the caller is, for the same session: a new refresh token, `authTime` now, `amr` as
+   * proven. A user without a factor sends `password`; one with a factor also `method` and `code`. Fails
+   * with `validation_failed` (`password` or `code`: `incorrect`), `invalid_token`, `rate_limited`.
+   */
+  reauthenticate(
+    claims: AccessClaims,
+    input: ReauthenticateInput,
+    context?: RequestContext,
+  ): Promise<TokenResponse>;
+  /**
+   * Resolves when the caller's authentication is recent: `authTime` at most `maxAgeSeconds` old (default:
+   * the `reauthMaxAgeSeconds` option, 600) and, when the user has a factor, `amr` has `mfa`. Otherwise
+   * fails with `reauthentication_required` (and `invalid_token` when the session is no longer active).
+   */
+  requireRecentAuth(claims: AccessClaims, options?: { maxAgeSeconds?: number }): Promise<void>;
+  /** The caller's tenant's security policy (admin). */
+  getSecurityPolicy(claims: AccessClaims): Promise<SecurityPolicy>;
+  /**
+   * Changes the tenant's security policy (owner, recent authentication). Turning `requireMfa` on revokes
+   * every session of the tenant whose `amr` has neither `mfa` nor `sso`. Fails with `mfa_not_enabled`
+   * (the caller has no factor), `forbidden`, `reauthentication_required`.
+   */
+  setSecurityPolicy(
+    claims: AccessClaims,
+    input: SecurityPolicy,
+    context?: RequestContext,
+  ): Promise<SecurityPolicy>;
+  /** The caller's account with its second-factor state. Fails with `invalid_token` when it is gone. */
+  getMe(claims: AccessClaims): Promise<Me>;
   /** Rotates a refresh token (grace-period races get the identical child). Fails with `invalid_token`. */
   refresh(refreshToken: string, context?: RequestContext): Promise<TokenResponse>;
   /** Revokes the session named by an access or refresh token. Fails with `invalid_token`. */

@@ -1,5 +1,6 @@
 // Helpers for core's own tests (not exported).
 
+import { createHmac } from 'node:crypto';
 import type { AccessClaims } from './claims.js';
 import { createTenantAuth } from './create-tenant-auth.js';
 import { isTenantAuthError, type TenantAuthError, type TenantAuthErrorCode } from './errors.js';
@@ -120,4 +121,50 @@ export async function fieldCodes(promise: Promise<unknown>): Promise<string[]> {
 export async function verify(t: ReturnType<typeof setup>, email: string): Promise<void> {
   await t.settle();
   await t.auth.verifyEmail({ token: t.inbox.token(email, '/verify-email') });
+}
+
+// The second factor (issue 29): codes computed independently of otplib (RFC 4226/6238).
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+function fromBase32(text: string): Buffer {
+  let bits = '';
+  for (const c of text.replace(/=+$/, '').toUpperCase())
+    bits += BASE32.indexOf(c).toString(2).padStart(5, '0');
+  const bytes: number[] = [];
+  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(Number.parseInt(bits.slice(i, i + 8), 2));
+  return Buffer.from(bytes);
+}
+
+/** The six-digit TOTP code of a base32 secret at `now` (SHA-1, 30 s). */
+export function totpCode(secret: string, now: Date): string {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(now.getTime() / 30_000)));
+  const mac = createHmac('sha1', fromBase32(secret)).update(counter).digest();
+  const offset = (mac[mac.length - 1] ?? 0) & 0xf;
+  const value = (mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000;
+  return String(value).padStart(6, '0');
+}
+
+/** Enrols TOTP for a signed-in user (fresh claims): returns the secret and the recovery codes. */
+export async function enrolTotp(
+  auth: TenantAuth,
+  claims: AccessClaims,
+  now: () => Date,
+): Promise<{ secret: string; recoveryCodes: string[] }> {
+  const { secret } = await auth.setupTotp({ claims });
+  const { recoveryCodes } = await auth.confirmTotp({ claims }, { code: totpCode(secret, now()) });
+  return { secret, recoveryCodes: recoveryCodes ?? [] };
+}
+
+/** The `mfaToken` of the `mfa_required` or `mfa_setup_required` a promise rejects with. */
+export async function mfaTokenOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    const token = (err as { extensions?: { mfaToken?: unknown } }).extensions?.mfaToken;
+    if (typeof token === 'string') return token;
+    throw err;
+  }
+  throw new Error('expected a second factor to be required');
 }

@@ -2,7 +2,14 @@
 // values is core's (ROLES, AUDIT_EVENT_TYPES, FIELD_ERROR_CODES, ERROR_CODES): written out here because
 // tenant-auth-koa/contract loads nothing but zod at run time (browsers use it), tied to core's types by
 // the `satisfies` checks below, and to core's order by contract.test.ts.
-import type { AuditEventType, FieldErrorCode, Role, TenantAuthErrorCode } from 'tenant-auth-core';
+import type {
+  AuditEventType,
+  AuthMethod,
+  FieldErrorCode,
+  MfaMethod,
+  Role,
+  TenantAuthErrorCode,
+} from 'tenant-auth-core';
 import { z } from 'zod';
 import { PROBLEM_CODES, type ProblemCode } from './problem-codes.js';
 
@@ -54,10 +61,19 @@ export const auditEventTypeSchema = z
     'member_role_changed',
     'member_removed',
     'account_deleted',
+    'mfa_enabled',
+    'mfa_disabled',
+    'mfa_challenge_failed',
+    'recovery_code_used',
+    'recovery_codes_regenerated',
+    'reauthenticated',
+    'security_policy_changed',
   ])
   .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
 
 true satisfies Same<z.infer<typeof roleSchema>, Role>;
+true satisfies Same<z.infer<typeof amrSchema>[number], AuthMethod>;
+true satisfies Same<z.infer<typeof mfaMethodSchema>, MfaMethod>;
 true satisfies Same<z.infer<typeof fieldErrorCodeSchema>, FieldErrorCode>;
 // The problem codes are core's error codes that reach a client (not the ones a store raises or a factory
 // throws), plus two of the HTTP layer's own.
@@ -89,6 +105,33 @@ export const fieldErrorCodeSchema = z
     'invalid_role',
   ])
   .meta({ id: 'FieldErrorCode', description: 'Why a field was refused; switch on this.' });
+
+/**
+ * How a session was authenticated (RFC 8176 where it has a word): `pwd` password, `otp` TOTP or recovery
+ * code, `hwk` passkey, `sso` single sign-on, `mfa` two factors.
+ *
+ * @example
+ * const strong = amrSchema.parse(body.session.amr).includes('mfa');
+ */
+export const amrSchema = z
+  .array(
+    z.enum(['pwd', 'otp', 'hwk', 'sso', 'mfa']).meta({
+      id: 'AuthMethod',
+      description:
+        'How a session was authenticated (RFC 8176): `pwd` password, `otp` TOTP or recovery code, `hwk` passkey, `sso` single sign-on, `mfa` two factors.',
+    }),
+  )
+  .meta({ description: 'How the session was authenticated; a refresh never adds to it.' });
+
+/**
+ * A second factor a user can answer a challenge with (core's `MFA_METHODS`).
+ *
+ * @example
+ * const { methods } = problem; if (methods.includes('totp')) askForCode();
+ */
+export const mfaMethodSchema = z
+  .enum(['totp', 'recovery_code'])
+  .meta({ id: 'MfaMethod', description: 'A second factor: `totp` or `recovery_code`.' });
 
 /**
  * The `code` of a problem (the `ProblemCode` union).

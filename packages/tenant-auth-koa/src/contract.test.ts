@@ -1,11 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AUDIT_EVENT_TYPES, ERROR_CODES, FIELD_ERROR_CODES, ROLES } from 'tenant-auth-core';
+import {
+  AUDIT_EVENT_TYPES,
+  AUTH_METHODS,
+  ERROR_CODES,
+  FIELD_ERROR_CODES,
+  MFA_METHODS,
+  ROLES,
+} from 'tenant-auth-core';
 import { describe, expect, it } from 'vitest';
 import {
+  amrSchema,
   auditEventTypeSchema,
   fieldErrorCodeSchema,
+  mfaMethodSchema,
   PROBLEM_CODES,
   problemSchema,
   roleSchema,
@@ -39,6 +48,8 @@ describe('tenant-auth-koa/contract', () => {
     expect(roleSchema.options).toEqual([...ROLES]);
     expect(auditEventTypeSchema.options).toEqual([...AUDIT_EVENT_TYPES]);
     expect(fieldErrorCodeSchema.options).toEqual([...FIELD_ERROR_CODES]);
+    expect(amrSchema.element.options).toEqual([...AUTH_METHODS]);
+    expect(mfaMethodSchema.options).toEqual([...MFA_METHODS]);
     // The problem codes: core's codes that reach a client, in core's order, and the HTTP layer's two.
     const serverOnly = ['email_taken', 'slug_taken', 'invalid_configuration'];
     expect(PROBLEM_CODES.filter((code) => code !== 'method_not_allowed' && code !== 'http_error')).toEqual(

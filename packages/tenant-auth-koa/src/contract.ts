@@ -5,6 +5,7 @@
 export type {
   AuditEventJson,
   InvitationJson,
+  MeJson,
   MemberJson,
   RegisterResponseJson,
   SessionJson,
@@ -13,6 +14,7 @@ export type {
 } from './http-contract.js';
 export {
   acceptedSchema,
+  amrSchema,
   auditEventPageSchema,
   auditEventSchema,
   auditEventTypeSchema,
@@ -25,17 +27,23 @@ export {
   jwksSchema,
   memberListSchema,
   memberSchema,
+  meSchema,
+  mfaMethodSchema,
   problemCodeSchema,
   problemSchema,
   publicUserSchema,
+  recoveryCodesSchema,
   registerResponseSchema,
   requestSchemas,
   revokedCountSchema,
   roleSchema,
+  securityPolicySchema,
   sessionListSchema,
   sessionSchema,
   tenantSchema,
   tokenResponseSchema,
+  totpConfirmResponseSchema,
+  totpSetupSchema,
 } from './http-contract.js';
 export type { ProblemCode } from './problem-codes.js';
 export { PROBLEM_CODES } from './problem-codes.js';

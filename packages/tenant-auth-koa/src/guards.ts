@@ -48,8 +48,22 @@ export interface RequireAuthOptions {
   requireVerifiedEmail?: boolean;
 }
 
+/**
+ * What {@link TenantAuthKoa.requireRecentAuth} checks besides a valid access token.
+ *
+ * @example
+ * router.post('/billing/card', tenantAuth.requireRecentAuth({ maxAgeSeconds: 300 }), changeCard);
+ */
+export interface RequireRecentAuthOptions {
+  /**
+   * How old the token's `auth_time` may be, in seconds. Default: the `TenantAuth`'s `reauthMaxAgeSeconds`
+   * (600 unless configured).
+   */
+  maxAgeSeconds?: number;
+}
+
 /** @internal What a guard checks besides a valid access token. */
-export type GuardOptions = RequireAuthOptions & { role?: Role };
+export type GuardOptions = RequireAuthOptions & { role?: Role; recent?: RequireRecentAuthOptions };
 
 /**
  * @internal The check of `requireAuth()`: the caller, from a valid access token, or `undefined` once it has
@@ -69,6 +83,8 @@ export async function admit(
     if (options.requireVerifiedEmail && !caller.emailVerified) {
       throw new TenantAuthError('forbidden', 'Verify your email address to continue.');
     }
+    // The factor state as the stores know it now: a user who enrolled since needs `mfa` in `amr`.
+    if (options.recent) await auth.requireRecentAuth(caller, options.recent);
     if (options.role === undefined) return caller;
     // The role as the stores know it now, not as the token says: one read per request.
     const member = await auth.authorize(caller, options.role);

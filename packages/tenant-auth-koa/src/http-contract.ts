@@ -1,20 +1,23 @@
 import { z } from 'zod';
-import {
-  auditCursor,
-  auditEventTypeSchema,
-  fieldErrorCodeSchema,
-  id,
-  isoDate,
-  problemCodeSchema,
-  roleSchema,
-} from './contract-parts.js';
+import { amrSchema, auditCursor, auditEventTypeSchema, id, isoDate, roleSchema } from './contract-parts.js';
+import { recoveryCodesSchema } from './mfa-contract.js';
 
 export {
+  amrSchema,
   auditEventTypeSchema,
   fieldErrorCodeSchema,
+  mfaMethodSchema,
   problemCodeSchema,
   roleSchema,
 } from './contract-parts.js';
+export {
+  type MeJson,
+  meSchema,
+  recoveryCodesSchema,
+  securityPolicySchema,
+  totpSetupSchema,
+} from './mfa-contract.js';
+export { fieldErrorSchema, problemSchema } from './problem-contract.js';
 export { requestSchemas } from './request-schemas.js';
 
 /** Largest lifetime a token response states, in seconds: a signed 32-bit integer, as clients' timers hold. */
@@ -175,6 +178,8 @@ export const tokenResponseSchema = z
       .object({
         id: id(),
         expiresAt: isoDate().meta({ description: 'When the session ends unless it is refreshed.' }),
+        amr: amrSchema,
+        authTime: isoDate().meta({ description: 'When the user last proved who they are.' }),
       })
       .meta({ id: 'TokenSession', description: 'The session the tokens belong to.' }),
     accessToken: z.string().meta({ description: 'Access JWT (15 minutes by default).' }),
@@ -204,6 +209,22 @@ export const tokenResponseSchema = z
 export const registerResponseSchema = z
   .intersection(tokenResponseSchema, z.object({ tenant: tenantSchema }))
   .meta({ id: 'RegisterResponse', description: 'The token response plus the new tenant.' });
+
+/**
+ * The body of `POST /auth/mfa/totp/confirm`: the recovery codes, and with an `mfaToken` the token
+ * response of the new session too.
+ *
+ * @example
+ * const body = totpConfirmResponseSchema.parse(await res.json());
+ * if ('accessToken' in body) signedIn(body);
+ */
+export const totpConfirmResponseSchema = z
+  .union([z.intersection(tokenResponseSchema, recoveryCodesSchema), recoveryCodesSchema])
+  .meta({
+    id: 'TotpConfirmResponse',
+    description:
+      'The recovery codes (`null` when the earlier ones stay); with an `mfaToken`, the token response of the new session too.',
+  });
 
 /**
  * One entry of `GET /sessions`.
@@ -272,42 +293,6 @@ export const healthSchema = z
     database: z.enum(['ok', 'unavailable']),
   })
   .meta({ id: 'Health', description: 'The body of `GET /health`.' });
-
-/**
- * One field error of a `validation_failed` problem.
- *
- * @example
- * const error = fieldErrorSchema.parse(problem.errors[0]);
- */
-export const fieldErrorSchema = z
-  .object({
-    field: z.string().meta({ description: "The input field (`'body'` for the body as a whole)." }),
-    code: fieldErrorCodeSchema,
-    message: z.string().meta({ description: 'A sentence for people; never parse it.' }),
-  })
-  .meta({ id: 'FieldError', description: 'Why one field was refused.' });
-
-/**
- * RFC 9457 problem details, as every error is answered.
- *
- * @example
- * const problem = problemSchema.parse(await res.json());
- * if (problem.code === 'rate_limited') retryLater();
- */
-export const problemSchema = z
-  .object({
-    type: z.literal('about:blank'),
-    title: z.string().meta({ description: 'The HTTP reason phrase.' }),
-    status: z.int().min(400).max(599).meta({ description: 'The HTTP status, repeated.' }),
-    code: problemCodeSchema,
-    detail: z.string().meta({ description: 'A sentence for people; never parse it.' }),
-    errors: z
-      .array(fieldErrorSchema)
-      .min(1)
-      .optional()
-      .meta({ description: 'Field errors of a validation_failed.' }),
-  })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details.' });
 
 /**
  * JSON of a token response (dates as ISO strings): exactly the fields of API.md.

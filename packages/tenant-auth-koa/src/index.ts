@@ -3,7 +3,7 @@
 export type { AuthContext, AuthState, OptionalAuthState, TokenSource } from './auth-state.js';
 export type { CookieOptions, ResolvedCookieOptions } from './cookies.js';
 export type { CorsOptions } from './cors.js';
-export type { RequireAuthOptions } from './guards.js';
+export type { RequireAuthOptions, RequireRecentAuthOptions } from './guards.js';
 export type { HealthCheckOptions } from './health.js';
 export { requestBody } from './json-body.js';
 export type { OpenTelemetrySpanOptions } from './open-telemetry.js';

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import {
   acceptedSchema,
+  amrSchema,
   auditEventPageSchema,
   auditEventSchema,
   auditEventTypeSchema,
@@ -14,16 +15,22 @@ import {
   jwksSchema,
   memberListSchema,
   memberSchema,
+  meSchema,
+  mfaMethodSchema,
   problemCodeSchema,
   problemSchema,
   publicUserSchema,
+  recoveryCodesSchema,
   registerResponseSchema,
   revokedCountSchema,
   roleSchema,
+  securityPolicySchema,
   sessionListSchema,
   sessionSchema,
   tenantSchema,
   tokenResponseSchema,
+  totpConfirmResponseSchema,
+  totpSetupSchema,
 } from './http-contract.js';
 /** @internal A JSON object of the document. */
 export type JsonObject = Record<string, unknown>;
@@ -39,6 +46,7 @@ export const RESPONSE = (name: string) => ({ $ref: `#/components/responses/${nam
 export const RESPONSE_SCHEMAS: readonly z.ZodType[] = [
   roleSchema,
   publicUserSchema,
+  amrSchema.element,
   tokenResponseSchema.shape.session,
   tokenResponseSchema,
   registerResponseSchema,
@@ -58,6 +66,13 @@ export const RESPONSE_SCHEMAS: readonly z.ZodType[] = [
   jwksSchema.shape.keys.element,
   jwksSchema,
   healthSchema,
+  mfaMethodSchema,
+  totpSetupSchema,
+  recoveryCodesSchema,
+  totpConfirmResponseSchema,
+  meSchema.shape.mfa,
+  meSchema,
+  securityPolicySchema,
   fieldErrorCodeSchema,
   fieldErrorSchema,
   problemCodeSchema,

@@ -1,6 +1,6 @@
 import type { InputLimits } from 'tenant-auth-core';
 import type { ResolvedCookieOptions } from './cookies.js';
-import { requestSchemas, roleSchema } from './http-contract.js';
+import { mfaMethodSchema, requestSchemas, roleSchema } from './http-contract.js';
 import {
   idOf,
   type JsonObject,
@@ -145,6 +145,16 @@ const SHARED_RESPONSES: Record<string, JsonObject> = {
     { ...NO_STORE, ...RETRY_AFTER },
   ),
   InternalError: problem('`internal_error`: nothing internal is disclosed.'),
+  MfaRequired: problem(
+    '`mfa_required`: the password was right, a second factor is needed (`mfaToken`, `methods`, `expiresIn`; no session, no cookie); `mfa_setup_required`: the tenant requires a second factor and the user has none (`mfaToken`, `expiresIn`: enrol with it). On login also `invalid_credentials`: the same answer for an unknown email and a wrong password.',
+    WWW_AUTHENTICATE,
+  ),
+  ReauthenticationRequired: problem(
+    "`reauthentication_required`: the access token's `auth_time` is too old, or it lacks `mfa` while the user has a factor: `POST /auth/reauthenticate`, then retry.",
+  ),
+  MfaConflict: problem(
+    '`already_enabled` (a TOTP factor is active), `mfa_not_enabled` (the caller has no factor), or `mfa_required_by_tenant` (the tenant requires a factor and this is the last one).',
+  ),
 };
 
 /** The response of each problem code, by status (the first code of a status in `problemCodesOf` wins). */
@@ -166,6 +176,12 @@ const PROBLEM_RESPONSES: Record<ProblemCode, [status: string, response: JsonObje
   not_found: ['404', RESPONSE('NotFound')],
   method_not_allowed: ['405', RESPONSE('MethodNotAllowed')],
   last_owner: ['409', RESPONSE('LastOwner')],
+  mfa_required: ['401', RESPONSE('MfaRequired')],
+  mfa_setup_required: ['401', RESPONSE('MfaRequired')],
+  reauthentication_required: ['403', RESPONSE('ReauthenticationRequired')],
+  mfa_required_by_tenant: ['409', RESPONSE('MfaConflict')],
+  already_enabled: ['409', RESPONSE('MfaConflict')],
+  mfa_not_enabled: ['409', RESPONSE('MfaConflict')],
   payload_too_large: ['413', RESPONSE('PayloadTooLarge')],
   unsupported_media_type: ['415', RESPONSE('UnsupportedMediaType')],
   rate_limited: ['429', RESPONSE('RateLimited')],
@@ -181,12 +197,18 @@ const SECURITY: Record<Caller, JsonObject[]> = {
   admin: [{ bearerAuth: [] }, { accessCookie: [] }],
   refresh: [{ bearerAuth: [] }, { refreshCookie: [] }, {}],
   logout: [{ bearerAuth: [] }, { refreshCookie: [] }, { accessCookie: [] }],
+  // Or, without a token, the `mfaToken` of a `mfa_setup_required` in the body (the operation says so): an
+  // empty alternative here would read as the refresh routes' (a token in the body) to generated clients.
+  setup: [{ bearerAuth: [] }, { accessCookie: [] }],
 };
 
 const BUDGET_TEXT = {
   strict: 'Rate limited with the strict budget (login, registration and the other credential routes).',
   general: 'Rate limited with the general budget.',
 };
+
+const RECENT_TEXT =
+  'Needs a recent authentication: an access token whose `auth_time` is within the maximum age (600 s by default) and, when the user has a second factor, whose `amr` has `mfa`.';
 
 const KIT: DocumentKit = { ref: REF, headers: { noStore: NO_STORE, retryAfter: RETRY_AFTER } };
 
@@ -265,7 +287,9 @@ function operationObject(operation: Operation, requests: RequestSchemas, cookies
   return {
     operationId: operation.id,
     summary: operation.summary,
-    description: [operation.description, BUDGET_TEXT[operation.budget]].filter(Boolean).join('\n\n'),
+    description: [operation.description, operation.recent && RECENT_TEXT, BUDGET_TEXT[operation.budget]]
+      .filter(Boolean)
+      .join('\n\n'),
     tags: [operation.tag],
     security: SECURITY[operation.caller],
     ...(parameters.length > 0 ? { parameters } : {}),
@@ -317,7 +341,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
   const bodies = [...new Set(OPERATIONS.flatMap((o) => (o.body === undefined ? [] : [o.body])))];
   const schemas: Record<string, JsonObject> = {
     ...toComponents(RESPONSE_SCHEMAS, 'output'),
-    ...toComponents([roleSchema, ...bodies.map((name) => requests[name])], 'input'),
+    ...toComponents([roleSchema, mfaMethodSchema, ...bodies.map((name) => requests[name])], 'input'),
   };
   // A fresh copy: the constants of this module are shared by every document.
   return structuredClone({
@@ -334,6 +358,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
     servers: [{ url: prefix || '/' }],
     tags: [
       { name: 'auth', description: 'Registration, login, token refresh, logout, joining by invitation.' },
+      { name: 'mfa', description: 'Second factors (TOTP, recovery codes) and recent authentication.' },
       { name: 'tenants', description: "The caller's tenant." },
       { name: 'sessions', description: "The caller's sessions." },
       { name: 'members', description: 'Members, roles and invitations.' },

@@ -23,7 +23,23 @@ export interface ProblemDetails {
   detail: string;
   /** Field errors of a `validation_failed`. */
   errors?: FieldError[];
+  /** `mfa_required`, `mfa_setup_required`: the token that answers the challenge (opaque, single use). */
+  mfaToken?: string;
+  /** `mfa_required`: the second factors the user can answer with. */
+  methods?: ('totp' | 'recovery_code')[];
+  /** `mfa_required`, `mfa_setup_required`: seconds the `mfaToken` stays valid. */
+  expiresIn?: number;
 }
+
+/** The members of a problem body that an error's `extensions` may not overwrite. */
+const STANDARD_MEMBERS: ReadonlySet<string> = new Set([
+  'type',
+  'title',
+  'status',
+  'code',
+  'detail',
+  'errors',
+]);
 
 /** Details that are fixed per code, so bodies cannot leak internals or tell resources apart. */
 const FIXED_DETAIL: Partial<Record<ProblemCode, string>> = {
@@ -45,6 +61,8 @@ export interface Problem {
   code: ProblemCode;
   detail: string;
   errors?: FieldError[];
+  /** RFC 9457 extension members of the error (`mfaToken`, `methods`, `expiresIn`). */
+  extensions?: Record<string, unknown>;
   retryAfterSeconds?: number;
   rateLimit?: { limit: number; remaining: number; resetSeconds: number };
   /** Allowed response headers of a foreign HTTP error (its `Allow` on a 405, CORS, `Vary`). */
@@ -85,6 +103,7 @@ export function problemOf(err: unknown): Problem {
       unexpected: err.status >= 500 && edge !== 'unavailable',
     };
     if (err.errors) problem.errors = err.errors;
+    if (err.extensions) problem.extensions = err.extensions;
     if (err.retryAfterSeconds !== undefined) problem.retryAfterSeconds = err.retryAfterSeconds;
     if (err.rateLimit) problem.rateLimit = err.rateLimit;
     return problem;
@@ -138,6 +157,9 @@ export function writeProblem(ctx: Context, problem: Problem): void {
     detail: problem.detail,
   };
   if (problem.errors) body.errors = problem.errors;
+  for (const [member, value] of Object.entries(problem.extensions ?? {})) {
+    if (!STANDARD_MEMBERS.has(member)) (body as unknown as Record<string, unknown>)[member] = value;
+  }
   // Headers from earlier middleware (CORS, rate limits, cleared cookies) stay; body headers do not.
   ctx.remove('Content-Length');
   ctx.remove('Content-Encoding');

@@ -1,6 +1,6 @@
 import type { InputLimits } from 'tenant-auth-core';
 import { z } from 'zod';
-import { auditCursor, auditEventTypeSchema, roleSchema } from './contract-parts.js';
+import { auditCursor, auditEventTypeSchema, mfaMethodSchema, roleSchema } from './contract-parts.js';
 import { MAX_TOKEN_LENGTH } from './problem-codes.js';
 
 /**
@@ -34,6 +34,13 @@ export function requestSchemas(limits: InputLimits) {
     .string()
     .regex(/^[A-Za-z0-9_-]{43}$/)
     .meta({ description: 'The token from the link of the email (`?token=`).' });
+  const mfaToken = z
+    .string()
+    .max(MAX_TOKEN_LENGTH)
+    .meta({ description: 'The `mfaToken` of an `mfa_required` or `mfa_setup_required` answer.' });
+  const code = z.string().max(limits.loginFieldMaxLength).meta({
+    description: 'A 6-digit TOTP code, or a recovery code (case and dashes ignored).',
+  });
   return {
     register: z
       .object({
@@ -99,6 +106,30 @@ export function requestSchemas(limits: InputLimits) {
       id: 'ConfirmEmailChangeRequest',
       description: 'The body of `POST /auth/email/change/confirm`.',
     }),
+    verifyMfa: z
+      .object({
+        mfaToken,
+        method: mfaMethodSchema,
+        code,
+        deviceInfo,
+      })
+      .meta({ id: 'VerifyMfaRequest', description: 'The body of `POST /auth/mfa/verify`.' }),
+    setupTotp: z
+      .object({ mfaToken: mfaToken.optional() })
+      .meta({ id: 'SetupTotpRequest', description: 'The body of `POST /auth/mfa/totp/setup` (optional).' }),
+    confirmTotp: z
+      .object({ code, mfaToken: mfaToken.optional(), deviceInfo })
+      .meta({ id: 'ConfirmTotpRequest', description: 'The body of `POST /auth/mfa/totp/confirm`.' }),
+    reauthenticate: z
+      .object({
+        password: currentPassword.optional(),
+        method: mfaMethodSchema.optional(),
+        code: code.optional(),
+      })
+      .meta({ id: 'ReauthenticateRequest', description: 'The body of `POST /auth/reauthenticate`.' }),
+    setSecurityPolicy: z
+      .object({ requireMfa: z.boolean() })
+      .meta({ id: 'SetSecurityPolicyRequest', description: 'The body of `PATCH /tenants/me/security`.' }),
     deleteAccount: z
       .object({ password: currentPassword })
       .meta({ id: 'DeleteAccountRequest', description: 'The body of `DELETE /users/me`.' }),

@@ -31,7 +31,12 @@ export function toTokenResponse(result: TokenResponse): TokenResponseJson {
       role: result.user.role,
       emailVerified: result.user.emailVerified,
     },
-    session: { id: result.session.id, expiresAt: result.session.expiresAt.toISOString() },
+    session: {
+      id: result.session.id,
+      expiresAt: result.session.expiresAt.toISOString(),
+      amr: [...result.session.amr],
+      authTime: result.session.authTime.toISOString(),
+    },
     accessToken: result.accessToken,
     refreshToken: result.refreshToken,
     tokenType: 'Bearer',

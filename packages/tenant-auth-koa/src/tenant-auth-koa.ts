@@ -16,6 +16,7 @@ import {
   type GuardSettings,
   optionalAuthMiddleware,
   type RequireAuthOptions,
+  type RequireRecentAuthOptions,
   requireAuthMiddleware,
 } from './guards.js';
 import { type HealthCheckOptions, healthCheck } from './health.js';
@@ -127,6 +128,18 @@ export interface TenantAuthKoa {
    * router.delete('/projects/:id', tenantAuth.requireRole('admin'), deleteProject);
    */
   requireRole(minimum: Role): Middleware<AuthState>;
+  /**
+   * Like {@link TenantAuthKoa.requireAuth}, and the caller must have proved who they are recently: the
+   * token's `auth_time` at most `maxAgeSeconds` old and, when the user has a second factor (read from the
+   * stores on every request), `mfa` in its `amr`. Otherwise `403 reauthentication_required`: the client
+   * calls `POST /auth/reauthenticate` and retries. For an application's own sensitive routes (changing a
+   * payout account, exporting data), as tenant-auth guards its own *recent* routes.
+   *
+   * @example
+   * router.post('/billing/payout-account', tenantAuth.requireRecentAuth(), changePayoutAccount);
+   * router.delete('/projects/:id', tenantAuth.requireRecentAuth({ maxAgeSeconds: 300 }), deleteProject);
+   */
+  requireRecentAuth(options?: RequireRecentAuthOptions): Middleware<AuthState>;
   /** Like {@link TenantAuthKoa.requireAuth}, but lets requests without a valid token through anonymously. */
   optionalAuth(): Middleware<OptionalAuthState>;
 }
@@ -342,6 +355,15 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
         throw configurationError('requireRole', 'minimum', "must be 'owner', 'admin' or 'member'");
       }
       return requireAuthMiddleware(auth, guard, { role: minimum });
+    },
+    requireRecentAuth(recentOptions: RequireRecentAuthOptions = {}) {
+      const { maxAgeSeconds } = recentOptions;
+      if (maxAgeSeconds !== undefined && (!Number.isSafeInteger(maxAgeSeconds) || maxAgeSeconds < 1)) {
+        throw configurationError('requireRecentAuth', 'maxAgeSeconds', 'must be a positive integer');
+      }
+      return requireAuthMiddleware(auth, guard, {
+        recent: maxAgeSeconds === undefined ? {} : { maxAgeSeconds },
+      });
     },
     optionalAuth: () => optionalAuthMiddleware(auth, guard),
   };

@@ -89,7 +89,10 @@ describe('POST /auth/register', () => {
       role: 'owner',
       emailVerified: false,
     });
-    expect(Object.keys(body.session).sort()).toEqual(['expiresAt', 'id']);
+    // API 1.2: the session says how it was authenticated, and when.
+    expect(Object.keys(body.session).sort()).toEqual(['amr', 'authTime', 'expiresAt', 'id']);
+    expect(body.session.amr).toEqual(['pwd']);
+    expect(body.session.authTime).toMatch(ISO);
     expect(body.session.expiresAt).toMatch(ISO);
     expect(body.tokenType).toBe('Bearer');
     expect(body.expiresIn).toBe(900);

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { TenantAuthStores, TransactionStores } from 'tenant-auth-core/store-kit';
 import { type EntityManagerSource, rootEntityManager } from './entity-manager-source.js';
 import { mikroOrmAuditEventStore } from './stores/mikro-orm-audit-event-store.js';
+import { mikroOrmFactorStore } from './stores/mikro-orm-factor-store.js';
 import { mikroOrmOneTimeTokenStore } from './stores/mikro-orm-one-time-token-store.js';
 import { mikroOrmOutboxStore } from './stores/mikro-orm-outbox-store.js';
 import { mikroOrmSessionStore } from './stores/mikro-orm-session-store.js';
@@ -22,6 +23,7 @@ function storesOn(em: () => EntityManager, scope: () => SqlScope): TransactionSt
     oneTimeTokens: mikroOrmOneTimeTokenStore(em, scope),
     outbox: mikroOrmOutboxStore(em, scope),
     auditEvents: mikroOrmAuditEventStore(em, scope),
+    factors: mikroOrmFactorStore(scope),
   };
 }
 

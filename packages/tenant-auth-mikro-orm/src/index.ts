@@ -7,6 +7,16 @@ export type { TenantAuthOneTimeTokenEntity } from './entities/one-time-token.js'
 export { TenantAuthOneTimeToken } from './entities/one-time-token.js';
 export type { TenantAuthOutboxMessageEntity } from './entities/outbox-message.js';
 export { TenantAuthOutboxMessage } from './entities/outbox-message.js';
+export type {
+  TenantAuthMfaChallengeEntity,
+  TenantAuthRecoveryCodeEntity,
+  TenantAuthTotpFactorEntity,
+} from './entities/second-factor.js';
+export {
+  TenantAuthMfaChallenge,
+  TenantAuthRecoveryCode,
+  TenantAuthTotpFactor,
+} from './entities/second-factor.js';
 export type { TenantAuthSessionEntity } from './entities/session.js';
 export { TenantAuthSession } from './entities/session.js';
 export type { TenantAuthTenantEntity } from './entities/tenant.js';

@@ -2,6 +2,14 @@ import type { EntitySchema } from '@mikro-orm/core';
 import { TenantAuthAuditEvent, type TenantAuthAuditEventEntity } from './entities/audit-event.js';
 import { TenantAuthOneTimeToken, type TenantAuthOneTimeTokenEntity } from './entities/one-time-token.js';
 import { TenantAuthOutboxMessage, type TenantAuthOutboxMessageEntity } from './entities/outbox-message.js';
+import {
+  TenantAuthMfaChallenge,
+  type TenantAuthMfaChallengeEntity,
+  TenantAuthRecoveryCode,
+  type TenantAuthRecoveryCodeEntity,
+  TenantAuthTotpFactor,
+  type TenantAuthTotpFactorEntity,
+} from './entities/second-factor.js';
 import { TenantAuthSession, type TenantAuthSessionEntity } from './entities/session.js';
 import { TenantAuthTenant, type TenantAuthTenantEntity } from './entities/tenant.js';
 import { TenantAuthUser, type TenantAuthUserEntity } from './entities/user.js';
@@ -19,6 +27,9 @@ export const tenantAuthEntities: readonly [
   EntitySchema<TenantAuthOneTimeTokenEntity>,
   EntitySchema<TenantAuthOutboxMessageEntity>,
   EntitySchema<TenantAuthAuditEventEntity>,
+  EntitySchema<TenantAuthTotpFactorEntity>,
+  EntitySchema<TenantAuthRecoveryCodeEntity>,
+  EntitySchema<TenantAuthMfaChallengeEntity>,
 ] = [
   TenantAuthTenant,
   TenantAuthUser,
@@ -26,4 +37,7 @@ export const tenantAuthEntities: readonly [
   TenantAuthOneTimeToken,
   TenantAuthOutboxMessage,
   TenantAuthAuditEvent,
+  TenantAuthTotpFactor,
+  TenantAuthRecoveryCode,
+  TenantAuthMfaChallenge,
 ];

@@ -1,6 +1,7 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { TenantAuthInitialMigration } from './migrations/migration-20261121132551-initial.js';
 import { TenantAuthRolesTokensOutboxAuditMigration } from './migrations/migration-20261122153000-roles-tokens-outbox-audit.js';
+import { TenantAuthSecondFactorMigration } from './migrations/migration-20261127120000-second-factor.js';
 
 /**
  * The migrations of tenant-auth, oldest first, as MikroORM `migrationsList` entries with stable names.
@@ -11,6 +12,9 @@ import { TenantAuthRolesTokensOutboxAuditMigration } from './migrations/migratio
  * - `tenant-auth-20261122153000-roles-tokens-outbox-audit` (1.1): users' `role` and `email_verified`
  *   (the users of a 1.0 database become the owners of their tenants), one-time tokens, the mail outbox
  *   and the audit log.
+ * - `tenant-auth-20261127120000-second-factor` (1.2): sessions' `amr` and `auth_time` (a 1.1 session
+ *   was a password one, authenticated when it was created), tenants' `require_mfa` (off), and the
+ *   tables of the second factor.
  *
  * @example
  * const orm = await MikroORM.init({
@@ -25,4 +29,5 @@ export const tenantAuthMigrations: readonly MigrationObject[] = [
     name: 'tenant-auth-20261122153000-roles-tokens-outbox-audit',
     class: TenantAuthRolesTokensOutboxAuditMigration,
   },
+  { name: 'tenant-auth-20261127120000-second-factor', class: TenantAuthSecondFactorMigration },
 ];

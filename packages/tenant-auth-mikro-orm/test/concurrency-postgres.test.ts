@@ -27,7 +27,7 @@ const hex64 = (c: string) => c.repeat(64).slice(0, 64);
 function registration(email: string, slug: string): { tenant: TenantRecord; user: UserRecord } {
   const tenantId = randomUUID();
   return {
-    tenant: { id: tenantId, slug, name: slug, createdAt: T0 },
+    tenant: { id: tenantId, slug, name: slug, createdAt: T0, requireMfa: false },
     user: {
       id: randomUUID(),
       tenantId,

@@ -40,6 +40,7 @@ describe('PGlite persisted to a folder', () => {
       slug: 'lovelace',
       name: 'Lovelace',
       createdAt: t0,
+      requireMfa: false,
     };
     const user = {
       id: '01943b7e-0000-7000-8000-000000000002',
@@ -68,6 +69,8 @@ describe('PGlite persisted to a folder', () => {
       refreshExpiresAt: new Date(t0.getTime() + 7 * 86_400_000),
       previousRefreshHash: null,
       rotatedAt: null,
+      amr: ['pwd' as const],
+      authTime: t0,
     };
     const before = createMikroOrmStores(orm);
     await createTenantWithOwner(before, { tenant, user });

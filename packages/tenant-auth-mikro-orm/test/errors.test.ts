@@ -67,7 +67,7 @@ describe('errors at the boundary', () => {
     const register = (slug: string) => {
       const tenantId = randomUUID();
       return createTenantWithOwner(stores, {
-        tenant: { id: tenantId, slug, name: slug, createdAt: new Date() },
+        tenant: { id: tenantId, slug, name: slug, createdAt: new Date(), requireMfa: false },
         user: {
           id: randomUUID(),
           tenantId,
@@ -96,7 +96,7 @@ describe('errors at the boundary', () => {
     // Breaks the lower-case email check: PostgreSQL's detail would say "Failing row contains (..., hash, ...)".
     const err = await caught(
       createTenantWithOwner(stores, {
-        tenant: { id: tenantId, slug: 'leaky', name: 'leaky', createdAt: new Date() },
+        tenant: { id: tenantId, slug: 'leaky', name: 'leaky', createdAt: new Date(), requireMfa: false },
         user: {
           id: randomUUID(),
           tenantId,
@@ -200,7 +200,13 @@ describe('a value the database refuses as data', () => {
         const tenantId = randomUUID();
         const err = await caught(
           createTenantWithOwner(stores, {
-            tenant: { id: tenantId, slug: 'nul-byte', name: 'Acme\u0000Corp', createdAt: new Date() },
+            tenant: {
+              id: tenantId,
+              slug: 'nul-byte',
+              name: 'Acme\u0000Corp',
+              createdAt: new Date(),
+              requireMfa: false,
+            },
             user: {
               id: randomUUID(),
               tenantId,

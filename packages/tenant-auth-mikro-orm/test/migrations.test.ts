@@ -23,16 +23,26 @@ import {
 
 const INITIAL = 'tenant-auth-20261121132551-initial';
 const ROLES_TOKENS_OUTBOX_AUDIT = 'tenant-auth-20261122153000-roles-tokens-outbox-audit';
-const ALL = [INITIAL, ROLES_TOKENS_OUTBOX_AUDIT];
+const SECOND_FACTOR = 'tenant-auth-20261127120000-second-factor';
+const ALL = [INITIAL, ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR];
+
+/** Timestamp columns of every table (1.1: 17; 1.2: sessions' auth_time and the second factor's five). */
+const TIMESTAMP_COLUMNS = 23;
 
 /** Every foreign key with its delete rule (c: cascade, n: set null). */
 const FOREIGN_KEYS = [
   { conname: 'tenant_auth_audit_event_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_mfa_challenge_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_mfa_challenge_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_one_time_token_created_by_foreign', confdeltype: 'n' },
   { conname: 'tenant_auth_one_time_token_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_one_time_token_user_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_recovery_code_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_recovery_code_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_session_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_session_user_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_totp_factor_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_totp_factor_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_user_tenant_id_foreign', confdeltype: 'c' },
 ];
 
@@ -68,7 +78,7 @@ function migrationContract(open: () => Promise<{ orm: CoreMikroORM; close: () =>
   it('applies the shipped migrations once and records them in their own table', async () => {
     expect(await runTenantAuthMigrations(orm)).toEqual(ALL);
     expect(await runTenantAuthMigrations(orm)).toEqual([]);
-    expect(await countRows(orm, 'tenant_auth_migrations')).toBe(2);
+    expect(await countRows(orm, 'tenant_auth_migrations')).toBe(ALL.length);
   });
 
   it('leaves no difference between the migrated schema and the entity metadata', async () => {
@@ -98,18 +108,18 @@ function migrationContract(open: () => Promise<{ orm: CoreMikroORM; close: () =>
       'all',
     )) as { table_name: string; column_name: string; data_type: string }[];
     const times = columns.filter(
-      (c) => c.column_name.endsWith('_at') || c.column_name === 'at' || c.column_name === 'locked_until',
+      (c) => c.column_name.endsWith('_at') || ['at', 'locked_until', 'auth_time'].includes(c.column_name),
     );
-    expect(times.length).toBe(17);
+    expect(times.length).toBe(TIMESTAMP_COLUMNS);
     for (const c of times) expect(c.data_type).toBe('timestamp with time zone');
-    expect(columns.filter((c) => c.data_type.startsWith('timestamp')).length).toBe(17);
+    expect(columns.filter((c) => c.data_type.startsWith('timestamp')).length).toBe(TIMESTAMP_COLUMNS);
     // request_id is the client's correlation id: free text.
     const ids = columns.filter(
       (c) =>
         (c.column_name === 'id' || c.column_name.endsWith('_id') || c.column_name === 'created_by') &&
         c.column_name !== 'request_id',
     );
-    expect(ids.length).toBe(18);
+    expect(ids.length).toBe(18 + 6); // 1.2: user and tenant of each second-factor table
     for (const c of ids) expect(c.data_type).toBe('uuid');
     expect(await foreignKeys(orm)).toEqual(FOREIGN_KEYS);
   });
@@ -196,7 +206,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         'run',
       );
 
-      expect(await runTenantAuthMigrations(orm)).toEqual([ROLES_TOKENS_OUTBOX_AUDIT]);
+      expect(await runTenantAuthMigrations(orm)).toEqual([ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR]);
       expect(await pendingSchemaDiff(orm)).toBe('');
 
       const stores = createMikroOrmStores(orm);
@@ -204,8 +214,13 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
       expect(await stores.users.findByEmail('ada@example.com')).toEqual(upgraded);
       expect(await stores.users.findById(tenant.id, user.id)).toEqual(upgraded);
       expect(await stores.users.countByRole(tenant.id, 'owner')).toBe(1);
-      expect(await stores.tenants.findById(tenant.id)).toEqual(tenant);
-      expect(await stores.sessions.findById(tenant.id, session.id)).toEqual(session);
+      // 1.2 (the second-factor migration): no tenant requires a factor, a 1.1 session was a password one.
+      expect(await stores.tenants.findById(tenant.id)).toEqual({ ...tenant, requireMfa: false });
+      expect(await stores.sessions.findById(tenant.id, session.id)).toEqual({
+        ...session,
+        amr: ['pwd'],
+        authTime: session.createdAt,
+      });
       const login = await authOn(stores).login({ email: 'ada@example.com', password: PASSWORD });
       expect(login.user).toEqual({
         id: user.id,
@@ -281,7 +296,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
       const tenantId = randomUUID();
       const userId = randomUUID();
       await createTenantWithOwner(stores, {
-        tenant: { id: tenantId, slug: 'down-up', name: 'Down and up', createdAt: T0 },
+        tenant: { id: tenantId, slug: 'down-up', name: 'Down and up', createdAt: T0, requireMfa: false },
         user: {
           id: userId,
           tenantId,
@@ -292,6 +307,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
           createdAt: T0,
         },
       });
+      expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SECOND_FACTOR]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([ROLES_TOKENS_OUTBOX_AUDIT]);
       const tables = (await orm.em
         .getConnection()
@@ -307,7 +323,10 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         'tenant_auth_user',
       ]);
       expect(await countRows(orm, `tenant_auth_user where id = '${userId}'`)).toBe(1);
-      expect((await orm.migrator.up()).map((m) => m.name)).toEqual([ROLES_TOKENS_OUTBOX_AUDIT]);
+      expect((await orm.migrator.up()).map((m) => m.name)).toEqual([
+        ROLES_TOKENS_OUTBOX_AUDIT,
+        SECOND_FACTOR,
+      ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
       // Applied again, the upgrade knows only that every user was an owner; the verification is lost.
       expect(await stores.users.findById(tenantId, userId)).toMatchObject({
@@ -396,18 +415,27 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
       )) as { name: string }[];
       expect(tables.map((t) => t.name)).toEqual([
         'auth.tenant_auth_audit_event',
+        'auth.tenant_auth_mfa_challenge',
         'auth.tenant_auth_migrations',
         'auth.tenant_auth_one_time_token',
         'auth.tenant_auth_outbox_message',
+        'auth.tenant_auth_recovery_code',
         'auth.tenant_auth_session',
         'auth.tenant_auth_tenant',
+        'auth.tenant_auth_totp_factor',
         'auth.tenant_auth_user',
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
       const stores = createMikroOrmStores(orm);
       const tenantId = randomUUID();
       await createTenantWithOwner(stores, {
-        tenant: { id: tenantId, slug: 'schema-test', name: 'Schema', createdAt: new Date() },
+        tenant: {
+          id: tenantId,
+          slug: 'schema-test',
+          name: 'Schema',
+          createdAt: new Date(),
+          requireMfa: false,
+        },
         user: {
           id: randomUUID(),
           tenantId,
@@ -445,7 +473,7 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
     try {
       const results = await Promise.all(instances.map((orm) => runTenantAuthMigrations(orm)));
       expect(results.flat()).toEqual(ALL);
-      expect(await countRows(fresh.orm, 'tenant_auth_migrations')).toBe(2);
+      expect(await countRows(fresh.orm, 'tenant_auth_migrations')).toBe(ALL.length);
     } finally {
       await Promise.all(instances.map((orm) => orm.close(true)));
       await fresh.drop();

@@ -7,6 +7,7 @@ import { type RunningServer, startServer } from '../../src/server.js';
 export const TEST_SECRETS = {
   JWT_SECRET: 'q3Z8vJx1Wm4pT0bL6yN2rK9sD5hF7gC3aE1uI8oV4wX',
   JWT_REFRESH_SECRET: 'Hn2Lk7Qw9Ep4Rt1Yu6Io3Pa8Sd5Fg0Jh2Kl9Zx7Cv4Bm',
+  ENCRYPTION_KEY: 'W9cQeF2da1jLD8OOWHzwKglR98V0FdmsYxux0olmio0',
 };
 
 export interface TestServer extends RunningServer {

@@ -4,6 +4,7 @@ import { normalizeEmail } from '../email.js';
 import { type FieldError, TenantAuthError, validationError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
 import type { Logger } from '../logger.js';
+import type { SecondFactorGate } from '../mfa/second-factor-gate.js';
 import type { PasswordHasher } from '../passwords/hasher.js';
 import { clientKeys, hashingOwner } from '../rate-limit/client-ip-key.js';
 import type { AttemptReservation, LoginThrottle } from '../rate-limit/login-throttle.js';
@@ -56,8 +57,11 @@ export function createLogin(deps: {
   events: EventLog;
   background: Background;
   logger: Logger;
+  /** A second factor due (the user has one, or the tenant requires one): no session, a challenge. */
+  secondFactor: SecondFactorGate;
 }) {
-  const { stores, hasher, sessionTokens, dummyHash, throttle, events, background, logger } = deps;
+  const { stores, hasher, sessionTokens, dummyHash, throttle, events, background, logger, secondFactor } =
+    deps;
 
   return async function login(input: LoginInput, context: RequestContext = {}): Promise<TokenResponse> {
     const errors = [requiredString(input?.email, 'email'), requiredString(input?.password, 'password')];
@@ -119,10 +123,12 @@ export function createLogin(deps: {
         );
       }
     }
+    await secondFactor.afterFirstFactor(user, ['pwd']);
     const { session, refreshToken } = await sessionTokens.newSession(
       user,
       context,
       deviceInfo.ok ? deviceInfo.value : undefined,
+      ['pwd'],
     );
     await events.transaction(async (tx, record) => {
       await tx.sessions.create(session);

@@ -7,7 +7,7 @@ import { uuidv7 } from '../ids.js';
 import type { PasswordHasher } from '../passwords/hasher.js';
 import type { PasswordPolicy } from '../passwords/policy.js';
 import { hashingOwner } from '../rate-limit/client-ip-key.js';
-import type { RequestContext, Tenant, UserRecord } from '../records.js';
+import type { RequestContext, Tenant, TenantRecord, UserRecord } from '../records.js';
 import type { SessionTokens } from '../sessions/session-tokens.js';
 import { initialSlug, slugify, withSlugSuffix } from '../slug.js';
 import type { TenantAuthStores, TransactionStores } from '../stores/tenant-auth-stores.js';
@@ -90,6 +90,7 @@ export function createRegistration(deps: {
     for (let attempt = 1; ; attempt++) {
       const now = clock.now();
       const tenant: Tenant = { id: uuidv7(clock, random), slug, name: tenantName, createdAt: now };
+      const tenantRecord: TenantRecord = { ...tenant, requireMfa: false };
       const user: UserRecord = {
         id: uuidv7(clock, random),
         tenantId: tenant.id,
@@ -103,11 +104,12 @@ export function createRegistration(deps: {
         user,
         context,
         deviceInfo.ok ? deviceInfo.value : undefined,
+        ['pwd'],
       );
       let mailed = false;
       try {
         await events.transaction(async (tx, record) => {
-          await tx.tenants.create(tenant);
+          await tx.tenants.create(tenantRecord);
           await tx.users.create(user);
           await tx.sessions.create(session);
           mailed = await enqueueVerification(tx, user, tenant.name, context);

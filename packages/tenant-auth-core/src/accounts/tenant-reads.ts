@@ -12,7 +12,8 @@ export function createTenantReads(tenants: TenantStore) {
       throw new TenantAuthError('not_found', 'Not found.');
     const tenant = await tenants.findById(tenantId);
     if (!tenant) throw new TenantAuthError('not_found', 'Not found.');
-    return tenant;
+    const { id, slug, name, createdAt } = tenant;
+    return { id, slug, name, createdAt };
   }
   return { getTenant, getMyTenant: (claims: AccessClaims) => getTenant(claims, claims.tenantId) };
 }

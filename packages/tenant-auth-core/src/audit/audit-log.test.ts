@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEventType } from '../records.js';
 import { AUDIT_EVENT_TYPES } from '../records.js';
-import { code, fieldCodes, join, owner, PASSWORD, setup } from '../test-helpers.js';
+import {
+  code,
+  enrolTotp,
+  fieldCodes,
+  join,
+  mfaTokenOf,
+  owner,
+  PASSWORD,
+  setup,
+  totpCode,
+} from '../test-helpers.js';
 
 describe('audit log', () => {
   it('stores every event type of the contract, with its parties, and never a secret', async () => {
@@ -47,7 +57,33 @@ describe('audit log', () => {
     const cat = await join(t, ada.claims, 'cat@example.com', 'member');
     await t.auth.removeMember(ada.claims, cat.user.id, ctx); // member_removed
     await t.auth.deleteAccount(bobClaims, { password: `${PASSWORD}-3` }, ctx); // account_deleted
+    // Issue 29: the second factor.
+    const fresh = await t.auth.verifyAccessToken(
+      (await t.auth.login({ email: 'ada@example.com', password: PASSWORD }, ctx)).accessToken,
+    );
+    const totp = await enrolTotp(t.auth, fresh, () => t.clock.now()); // mfa_enabled
+    const login = () => t.auth.login({ email: 'ada@example.com', password: PASSWORD }, ctx);
+    const challenge = await mfaTokenOf(login());
+    await t.auth.verifyMfa({ mfaToken: challenge, method: 'totp', code: '000000' }, ctx).catch(() => {}); // mfa_challenge_failed
+    const strong = await t.auth.verifyMfa(
+      { mfaToken: challenge, method: 'recovery_code', code: totp.recoveryCodes[0] ?? '' },
+      ctx,
+    ); // recovery_code_used
+    const strongClaims = await t.auth.verifyAccessToken(strong.accessToken);
+    t.clock.advance(60_000);
+    const again = await t.auth.reauthenticate(
+      strongClaims,
+      { password: PASSWORD, method: 'totp', code: totpCode(totp.secret, t.clock.now()) },
+      ctx,
+    ); // reauthenticated
+    const recent = await t.auth.verifyAccessToken(again.accessToken);
+    await t.auth.regenerateRecoveryCodes(recent, ctx); // recovery_codes_regenerated
+    await t.auth.setSecurityPolicy(recent, { requireMfa: true }, ctx); // security_policy_changed
+    await t.auth.setSecurityPolicy(recent, { requireMfa: false }, ctx);
+    await t.auth.disableTotp(recent, ctx); // mfa_disabled
     await t.auth.whenIdle();
+    // Enrolling revoked Ada's other sessions: she reads the log from the one she reauthenticated.
+    ada.claims = recent;
     void rotated;
 
     const stored = [];
@@ -65,7 +101,15 @@ describe('audit log', () => {
     expect(new Set(stored.map((e) => e.id)).size).toBe(stored.length);
     expect(stored.every((e) => e.tenantId === ada.tenant.id)).toBe(true);
     const json = JSON.stringify(stored);
-    for (const secret of [PASSWORD, second.refreshToken, second.accessToken, rotated.refreshToken]) {
+    for (const secret of [
+      PASSWORD,
+      second.refreshToken,
+      second.accessToken,
+      rotated.refreshToken,
+      totp.secret,
+      ...totp.recoveryCodes,
+      challenge,
+    ]) {
       expect(json).not.toContain(secret);
     }
     expect(json).not.toMatch(/\$2[aby]\$/);

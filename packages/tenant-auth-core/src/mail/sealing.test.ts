@@ -26,11 +26,11 @@ describe('the outbox seal is bound to its row (issue 28)', () => {
   it('carries the full 16-byte tag, and refuses a payload cut to a shorter one', () => {
     const seal = createMailSeal(Buffer.from('k'.repeat(32)), (n) => randomBytes(n));
     const sealed = seal.seal(content, row);
-    const [version, iv, body = ''] = sealed.split('.');
+    const [version, kid, iv, body = ''] = sealed.split('.');
     const bytes = Buffer.from(body, 'base64url');
     expect(bytes.length).toBe(Buffer.byteLength(JSON.stringify(content)) + 16);
     const cut = bytes.subarray(0, bytes.length - 4).toString('base64url');
-    expect(() => seal.open(`${version}.${iv}.${cut}`, row)).toThrow();
+    expect(() => seal.open(`${version}.${kid}.${iv}.${cut}`, row)).toThrow();
   });
 
   it('sends nothing when a payload reaches another recipient: the message is dead', async () => {

@@ -169,9 +169,12 @@ export function createInvitations(services: Services) {
   };
 }
 
-/** Accepting an invitation: the new account and its first session, if its inviter may still grant the role. */
+/**
+ * Accepting an invitation: the new account and its first session, if its inviter may still grant the role.
+ * Into a tenant that requires a second factor, the account without a session: `mfa_setup_required`.
+ */
 function createInvitationAcceptance(services: Services) {
-  const { stores, events, clock, random, hasher, policy, sessionTokens } = services;
+  const { stores, events, clock, random, hasher, policy, sessionTokens, secondFactor } = services;
 
   return {
     async accept(input: AcceptInvitationInput, context: RequestContext = {}): Promise<TokenResponse> {
@@ -208,7 +211,9 @@ function createInvitationAcceptance(services: Services) {
         user,
         context,
         deviceInfo.ok ? deviceInfo.value : undefined,
+        ['pwd'],
       );
+      let setupFirst = false;
       try {
         await events.transaction(async (tx, record) => {
           // Consumed in the transaction that creates the user: if anything below fails, it is usable again.
@@ -224,12 +229,14 @@ function createInvitationAcceptance(services: Services) {
             : null;
           if (!inviter || !mayGrant(inviter.role, user.role)) throw invalidOrExpired();
           await tx.users.create(user);
-          await tx.sessions.create(session);
+          // Read under the lock: a policy turned on a moment ago holds for this account too.
+          setupFirst = (await tx.tenants.findById(tenant.id))?.requireMfa === true;
+          if (!setupFirst) await tx.sessions.create(session);
           const parties = {
             tenantId: tenant.id,
             actorId: user.id,
             subjectId: invitation.id,
-            sessionId: session.id,
+            sessionId: setupFirst ? null : session.id,
           };
           await record({ type: 'invitation_accepted', role: user.role, ...events.base(parties, context) });
         });
@@ -237,6 +244,7 @@ function createInvitationAcceptance(services: Services) {
         if (isTenantAuthError(err, 'email_taken')) throw emailTaken();
         throw err;
       }
+      if (setupFirst) throw await secondFactor.setupRequired(user, ['pwd']);
       return sessionTokens.respond(session, user, refreshToken, true);
     },
   };

@@ -34,6 +34,7 @@ export function createLoginThrottle(
   perClient: RateLimiter,
   ceiling: RateLimiter,
   secret: Uint8Array | undefined,
+  refusal = 'Too many login attempts for this account; try again later.',
 ): LoginThrottle {
   // 128 bits of the digest: collisions are out of reach, and the key stays short.
   const accountOf = (email: string) =>
@@ -46,15 +47,14 @@ export function createLoginThrottle(
     async attempt(normalisedEmail, clientKeys) {
       const account = accountOf(normalisedEmail);
       const mine = await perClient.consume(clientKeys.map((client) => `${account}|${client}`));
-      if (!mine.allowed)
-        throw rateLimited(mine, 'Too many login attempts for this account; try again later.');
+      if (!mine.allowed) throw rateLimited(mine, refusal);
       const all = await ceiling.consume([account]).catch(async (err: unknown) => {
         await perClient.refund(mine.key);
         throw err;
       });
       if (!all.allowed) {
         await perClient.refund(mine.key);
-        throw rateLimited(all, 'Too many login attempts for this account; try again later.');
+        throw rateLimited(all, refusal);
       }
       return {
         async release() {

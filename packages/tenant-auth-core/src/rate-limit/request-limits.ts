@@ -17,6 +17,7 @@ export interface RequestLimitSettings {
   network: number;
   account: number;
   accountCeiling: number;
+  mfaFailuresPerAccount: number;
   mailbox: number;
   accountKeySecret: Uint8Array | undefined;
 }
@@ -32,6 +33,12 @@ export interface RequestLimits {
    */
   consume(budget: ClientBudget, context: RequestContext): Promise<RateLimitResult>;
   readonly loginThrottle: LoginThrottle;
+  /**
+   * Wrong second-factor answers per account (keyed by the user's id): `mfaFailuresPerAccount` from one
+   * client network (a /24 or a /48), ten times that from every network together. Its own budget (`mfa`),
+   * never the password throttle's; a right answer gives its attempt back, as a right password does.
+   */
+  readonly mfaThrottle: LoginThrottle;
   /**
    * Counts one email to an address (recovery, verification, invitation), so nobody can flood a mailbox
    * through us: `mailbox` an hour to one address from one client network, four times that from every
@@ -57,7 +64,7 @@ export function createRequestLimits(
   // Budgets that guard credentials (and the hashing behind them) fail closed when their store is down;
   // the general one stays open: those routes are protected by authentication, not by the limit.
   const budget = (
-    name: 'strict' | 'general' | 'network' | 'account',
+    name: 'strict' | 'general' | 'network' | 'account' | 'mfa',
     limit: number,
     onStoreError: StoreErrorPolicy,
     countRefused: boolean,
@@ -68,13 +75,15 @@ export function createRequestLimits(
       limit,
       onStoreError,
       countRefused,
-      overflow: name === 'account' ? 'allow' : 'shared',
+      overflow: name === 'account' || name === 'mfa' ? 'allow' : 'shared',
     });
   const strict = budget('strict', settings.strict, 'fail-closed', true);
   const general = budget('general', settings.general, 'fail-open', true);
   const network = budget('network', settings.network, 'fail-closed', true);
   const perClient = budget('account', settings.account, 'fail-closed', false);
   const ceiling = budget('account', settings.accountCeiling, 'fail-closed', false);
+  const mfaPerNetwork = budget('mfa', settings.mfaFailuresPerAccount, 'fail-closed', false);
+  const mfaCeiling = budget('mfa', settings.mfaFailuresPerAccount * 10, 'fail-closed', false);
   const mailboxBudget = (limit: number) =>
     createRateLimiter({
       ...common,
@@ -108,6 +117,12 @@ export function createRequestLimits(
       return publicResult(result);
     },
     loginThrottle: createLoginThrottle(perClient, ceiling, settings.accountKeySecret),
+    mfaThrottle: createLoginThrottle(
+      mfaPerNetwork,
+      mfaCeiling,
+      settings.accountKeySecret,
+      'Too many wrong codes for this account; try again later.',
+    ),
     async mailbox(email, context) {
       const address = mailboxKey(email);
       const { network } = clientKeys(context.ipAddress ?? '');

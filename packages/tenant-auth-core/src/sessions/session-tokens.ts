@@ -1,4 +1,4 @@
-import type { TokenResponse } from '../claims.js';
+import type { AuthMethod, TokenResponse } from '../claims.js';
 import type { Clock, RandomBytes } from '../clock.js';
 import {
   cleanText,
@@ -9,11 +9,53 @@ import {
 } from '../device-info.js';
 import { uuidv7 } from '../ids.js';
 import type { RequestContext, SessionRecord, UserRecord } from '../records.js';
+import type { SessionRotation } from '../stores/tenant-auth-stores.js';
 import { hashRefreshToken, type RefreshTokenFields, type TokenService } from '../tokens/token-service.js';
 
 const wholeSeconds = (ms: number) => Math.floor(ms / 1000) * 1000;
 const secondsBetween = (later: Date, earlier: Date) =>
   Math.max(0, Math.floor((later.getTime() - earlier.getTime()) / 1000));
+
+/**
+ * A new refresh token for an existing session at `now` (a reauthentication), and the fields the store sets
+ * with it. Nothing is stored.
+ */
+function rotationFor(tokens: TokenService, nextExpiry: (now: Date, absoluteExpiresAt: Date) => Date) {
+  return async (
+    session: SessionRecord,
+    now: Date,
+  ): Promise<{ refreshToken: string; next: SessionRotation }> => {
+    const expiresAt = nextExpiry(now, session.absoluteExpiresAt);
+    const jti = tokens.newJti();
+    const { tenantId, userId, id: sessionId } = session;
+    const refreshToken = await tokens.signRefreshToken({
+      tenantId,
+      userId,
+      sessionId,
+      jti,
+      issuedAt: now,
+      expiresAt,
+    });
+    const next: SessionRotation = {
+      refreshHash: hashRefreshToken(refreshToken),
+      refreshJti: jti,
+      refreshIssuedAt: new Date(wholeSeconds(now.getTime())),
+      refreshExpiresAt: expiresAt,
+      expiresAt,
+      lastUsedAt: now,
+      rotatedAt: now,
+    };
+    return { refreshToken, next };
+  };
+}
+
+/** The `session` of a token response. */
+const sessionPartOf = (session: SessionRecord): TokenResponse['session'] => ({
+  id: session.id,
+  expiresAt: session.expiresAt,
+  amr: [...session.amr],
+  authTime: new Date(wholeSeconds(session.authTime.getTime())),
+});
 
 /** @internal What sessions and their token pairs are made of: expiry arithmetic and the token response. */
 export function createSessionTokens(deps: {
@@ -44,11 +86,17 @@ export function createSessionTokens(deps: {
     nextExpiry,
     refreshFieldsOf,
 
-    /** A new session for a user who just proved who they are, and its refresh token. Nothing is stored. */
+    rotationFor: rotationFor(tokens, nextExpiry),
+
+    /**
+     * A new session for a user who just proved who they are (with `amr`: how; a password by default),
+     * and its refresh token. Nothing is stored.
+     */
     async newSession(
       user: UserRecord,
       context: RequestContext,
       deviceInfo: string | undefined,
+      amr: readonly AuthMethod[] = ['pwd'],
     ): Promise<{ session: SessionRecord; refreshToken: string }> {
       const now = clock.now();
       const absoluteExpiresAt = new Date(wholeSeconds(now.getTime()) + absoluteTtlSeconds * 1000);
@@ -81,6 +129,8 @@ export function createSessionTokens(deps: {
         refreshExpiresAt: expiresAt,
         previousRefreshHash: null,
         rotatedAt: null,
+        amr: [...amr],
+        authTime: new Date(wholeSeconds(now.getTime())),
       };
       return { session, refreshToken };
     },
@@ -102,6 +152,8 @@ export function createSessionTokens(deps: {
         sessionId: session.id,
         role: user.role,
         emailVerified: user.emailVerified,
+        amr: session.amr,
+        authTime: session.authTime,
       });
       const from = fresh ? session.refreshIssuedAt : new Date(wholeSeconds(clock.now().getTime()));
       return {
@@ -112,7 +164,7 @@ export function createSessionTokens(deps: {
           role: user.role,
           emailVerified: user.emailVerified,
         },
-        session: { id: session.id, expiresAt: session.expiresAt },
+        session: sessionPartOf(session),
         accessToken,
         refreshToken,
         tokenType: 'Bearer',

@@ -1,3 +1,4 @@
+import type { AuthMethod } from '../auth-methods.js';
 import type { Role } from '../members/roles.js';
 import type {
   AuditEventRecord,
@@ -9,6 +10,7 @@ import type {
   TenantRecord,
   UserRecord,
 } from '../records.js';
+import type { FactorStore } from './factor-store.js';
 
 /**
  * Tenants. Every id a method takes comes from verified token claims or from core, never raw from a
@@ -32,10 +34,12 @@ export interface TenantStore {
    */
   lock(tenantId: string): Promise<boolean>;
   /**
-   * Deletes a tenant with everything that belongs to it: users, sessions, one-time tokens and audit
-   * events. Returns whether a tenant was deleted.
+   * Deletes a tenant with everything that belongs to it: users, sessions, one-time tokens, second
+   * factors and audit events. Returns whether a tenant was deleted.
    */
   delete(tenantId: string): Promise<boolean>;
+  /** Sets whether the tenant requires a second factor. Returns whether a tenant was changed. */
+  setRequireMfa(tenantId: string, requireMfa: boolean): Promise<boolean>;
 }
 
 /**
@@ -71,8 +75,8 @@ export interface UserStore {
    */
   changeEmail(tenantId: string, userId: string, email: string): Promise<boolean>;
   /**
-   * Deletes a user of that tenant with its sessions and the one-time tokens issued for it. Returns
-   * whether a user was deleted.
+   * Deletes a user of that tenant with its sessions, its second factors and challenges, and the
+   * one-time tokens issued for it. Returns whether a user was deleted.
    */
   delete(tenantId: string, userId: string): Promise<boolean>;
 }
@@ -171,6 +175,24 @@ export interface SessionStore {
     at: Date,
     options?: { exceptSessionId?: string },
   ): Promise<number>;
+  /**
+   * A reauthentication: rotates an active session (not revoked, not expired at `next.lastUsedAt`) of
+   * `userId` to a new refresh token (the current one becomes the previous one) and sets how and when the
+   * user proved who they are, in one atomic write, with `event` if and only if it happens. Returns the
+   * session as written; `null` when no such active session exists, and then nothing changed.
+   */
+  reauthenticate(
+    tenantId: string,
+    sessionId: string,
+    userId: string,
+    next: SessionRotation & { amr: AuthMethod[]; authTime: Date },
+    event?: AuditEventRecord,
+  ): Promise<SessionRecord | null>;
+  /**
+   * Revokes every non-revoked session of the tenant whose `amr` has neither `mfa` nor `sso` (a tenant
+   * turning its second-factor requirement on). Returns how many it revoked.
+   */
+  revokeWithoutStrongAuth(tenantId: string, at: Date): Promise<number>;
   /** Sessions of a user that are neither revoked nor expired at `now`, newest first; the first `limit` only when given. */
   listActiveForUser(
     tenantId: string,
@@ -330,6 +352,7 @@ export interface TransactionStores {
   readonly oneTimeTokens: OneTimeTokenStore;
   readonly outbox: OutboxStore;
   readonly auditEvents: AuditEventStore;
+  readonly factors: FactorStore;
 }
 
 /**

@@ -30,6 +30,7 @@ export function tenantAndOwner(overrides: { email?: string; slug?: string } = {}
       slug: overrides.slug ?? `tenant-${tag}`,
       name: `TenantRecord ${tag}`,
       createdAt: at(0),
+      requireMfa: false,
     },
     user: {
       id: randomUUID(),
@@ -136,6 +137,8 @@ export function sessionFor(user: UserRecord, overrides: Partial<SessionRecord> =
     refreshExpiresAt: at(7 * 86_400_000),
     previousRefreshHash: null,
     rotatedAt: null,
+    amr: ['pwd'],
+    authTime: at(0),
     ...overrides,
   };
 }

@@ -6,11 +6,13 @@ import {
   tenantLockCases,
   userDeletionCases,
 } from './conformance/deletions-and-locks.js';
+import { challengeCases, recoveryCodeCases, totpFactorCases } from './conformance/factors.js';
 import { listLimitCases } from './conformance/list-limits.js';
 import { emailChangeCases, memberChangeCases, memberListCases } from './conformance/members.js';
 import { tokenConsumeCases, tokenIssueCases, tokenTenantCases } from './conformance/one-time-tokens.js';
 import { outboxCases } from './conformance/outbox.js';
 import { rotateCurrentCases } from './conformance/rotate-current.js';
+import { reauthenticateCases, requireMfaCases } from './conformance/second-factor-sessions.js';
 import { sessionFindByIdCases, sessionFindByRefreshHashCases } from './conformance/session-reads.js';
 import {
   sessionCleanupCases,
@@ -66,6 +68,11 @@ const CASES: ((context: ConformanceContext) => void)[] = [
   auditListCases,
   auditWriteCases,
   listLimitCases,
+  totpFactorCases,
+  recoveryCodeCases,
+  challengeCases,
+  reauthenticateCases,
+  requireMfaCases,
 ];
 
 /**

@@ -1,6 +1,6 @@
 import type { KeyObject, webcrypto } from 'node:crypto';
 
-import type { AccessClaims } from '../claims.js';
+import type { AccessClaims, AuthMethod } from '../claims.js';
 import type { Clock } from '../clock.js';
 import { invalidToken } from '../errors.js';
 import type { Role } from '../members/roles.js';
@@ -11,8 +11,12 @@ export const ACCESS_TOKEN_TYP = 'at+jwt';
 /** @internal Header `typ` of refresh tokens; differs from the access one so neither passes for the other. */
 export const REFRESH_TOKEN_TYP = 'refresh+jwt';
 
-/** @internal Claims of a verified refresh token: those of an access token but the role and email state. */
-export type RefreshClaims = Omit<AccessClaims, 'role' | 'emailVerified'>;
+/**
+ * @internal Claims of a verified refresh token: those of an access token but the role, the email state and
+ * how the session was authenticated (a refresh reads `amr` and `auth_time` from the session, never from
+ * the token).
+ */
+export type RefreshClaims = Omit<AccessClaims, 'role' | 'emailVerified' | 'amr' | 'authTime'>;
 
 /** @internal The fields a refresh token is signed from; re-signing the same fields gives the identical token. */
 export type RefreshTokenFields = RefreshClaims;
@@ -24,6 +28,10 @@ export interface AccessTokenInput {
   sessionId: string;
   role: Role;
   emailVerified: boolean;
+  /** How the session was authenticated (claim `amr`), from the session. */
+  amr: readonly AuthMethod[];
+  /** When the user last proved who they are (claim `auth_time`), from the session. */
+  authTime: Date;
 }
 
 /** @internal The claim that says which kind of token a token is (`'access'` or `'refresh'`). */

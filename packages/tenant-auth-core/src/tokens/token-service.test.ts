@@ -8,7 +8,15 @@ import { createTokenService, hashRefreshToken, type TokenServiceOptions } from '
 
 const SECRET = 'a'.repeat(32);
 const REFRESH_SECRET = 'b'.repeat(32);
-const ids = { userId: 'u-1', tenantId: 't-1', sessionId: 's-1', role: 'admin' as const, emailVerified: true };
+const ids = {
+  userId: 'u-1',
+  tenantId: 't-1',
+  sessionId: 's-1',
+  role: 'admin' as const,
+  emailVerified: true,
+  amr: ['pwd'] as const,
+  authTime: new Date(Date.UTC(2026, 0, 1)),
+};
 
 function make(overrides: Partial<TokenServiceOptions> = {}) {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
@@ -288,7 +296,7 @@ describe('refresh tokens', () => {
       alg: 'HS256',
       typ: 'refresh+jwt',
     });
-    const { role: _role, emailVerified: _verified, ...refreshIds } = ids;
+    const { role: _role, emailVerified: _verified, amr: _amr, authTime: _authTime, ...refreshIds } = ids;
     await expect(tokens.verifyRefreshToken(token)).resolves.toEqual({
       ...refreshIds,
       jti: 'jti-1',

@@ -25,8 +25,12 @@ export function createTokenSigner(context: TokenContext, newJti: () => string, a
       sessionId,
       role,
       emailVerified,
+      amr,
+      authTime,
     }: AccessTokenInput): Promise<{ token: string; claims: AccessClaims }> {
       const now = seconds(clock.now());
+      const methods = [...amr];
+      const authSeconds = seconds(authTime);
       const jti = newJti();
       const token =
         access.algorithm === 'HS256'
@@ -37,6 +41,8 @@ export function createTokenSigner(context: TokenContext, newJti: () => string, a
                 sid: sessionId,
                 role,
                 email_verified: emailVerified,
+                amr: methods,
+                auth_time: authSeconds,
                 [TOKEN_TYPE_CLAIM]: 'access',
                 sub: userId,
                 iss: issuer,
@@ -52,6 +58,8 @@ export function createTokenSigner(context: TokenContext, newJti: () => string, a
               sid: sessionId,
               role,
               email_verified: emailVerified,
+              amr: methods,
+              auth_time: authSeconds,
               [TOKEN_TYPE_CLAIM]: 'access',
             })
               .setProtectedHeader(
@@ -74,6 +82,8 @@ export function createTokenSigner(context: TokenContext, newJti: () => string, a
           sessionId,
           role,
           emailVerified,
+          amr: methods,
+          authTime: new Date(authSeconds * 1000),
           jti,
           issuedAt: new Date(now * 1000),
           expiresAt: new Date((now + accessTtl) * 1000),

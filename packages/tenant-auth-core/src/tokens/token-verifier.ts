@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 
 import { type JWTPayload, jwtVerify } from 'jose';
-import type { AccessClaims } from '../claims.js';
+import { type AccessClaims, AUTH_METHODS, type AuthMethod } from '../claims.js';
 import { invalidToken } from '../errors.js';
 import { isRole, type Role } from '../members/roles.js';
 import { verifyHs256 } from './hs256.js';
@@ -14,6 +14,9 @@ import {
   TOKEN_TYPE_CLAIM,
   type TokenContext,
 } from './token-context.js';
+
+const isAuthMethod = (value: unknown): value is AuthMethod =>
+  (AUTH_METHODS as readonly unknown[]).includes(value);
 
 /** A verified access token kept for reuse, until its expiry. */
 interface VerifiedToken {
@@ -162,7 +165,18 @@ export function createTokenVerifier(context: TokenContext) {
     if (!isRole(role)) throw invalidToken();
     const emailVerified = payload.email_verified ?? false;
     if (typeof emailVerified !== 'boolean') throw invalidToken();
-    return { ...claims, role: role as Role, emailVerified };
+    // Tokens signed before 1.2 carry neither: a password session, authenticated at no recent time.
+    const amr = payload.amr ?? ['pwd'];
+    if (!Array.isArray(amr) || !amr.every(isAuthMethod)) throw invalidToken();
+    const authTime = payload.auth_time ?? 0;
+    if (typeof authTime !== 'number' || !Number.isSafeInteger(authTime)) throw invalidToken();
+    return {
+      ...claims,
+      role: role as Role,
+      emailVerified,
+      amr: Object.freeze([...amr]),
+      authTime: new Date(authTime * 1000),
+    };
   }
 
   return {

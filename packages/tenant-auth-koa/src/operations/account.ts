@@ -1,5 +1,6 @@
 import type { TenantAuth } from 'tenant-auth-core';
 import { clearTokenCookies } from '../cookies.js';
+import { meSchema } from '../http-contract.js';
 import { requestContext } from '../request-context.js';
 import { type BodyOf, defineOperation, type Same } from './define.js';
 
@@ -7,6 +8,20 @@ true satisfies Same<BodyOf<'deleteAccount'>, Parameters<TenantAuth['deleteAccoun
 
 /** @internal The caller's account as a whole. */
 export const ACCOUNT_OPERATIONS = [
+  defineOperation({
+    id: 'getMe',
+    method: 'GET',
+    path: '/users/me',
+    caller: 'access',
+    budget: 'general',
+    tag: 'recovery',
+    summary: "The caller's account and its second factors.",
+    success: { status: 200, body: meSchema, description: 'The account.' },
+    handler: async ({ caller }, { auth }) => {
+      const me = await auth.getMe(caller);
+      return { ...me, createdAt: me.createdAt.toISOString() };
+    },
+  }),
   defineOperation({
     id: 'deleteAccount',
     method: 'DELETE',

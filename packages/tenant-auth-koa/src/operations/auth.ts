@@ -51,6 +51,8 @@ export const AUTH_OPERATIONS = [
     budget: 'strict',
     tag: 'auth',
     summary: 'Log in with email and password.',
+    description:
+      'When the user has a second factor: `401 mfa_required` with an `mfaToken` for `POST /auth/mfa/verify` (no session, no cookie). When the tenant requires one and the user has none: `401 mfa_setup_required` with an `mfaToken` to enrol with.',
     body: 'login',
     success: {
       status: 200,
@@ -58,7 +60,7 @@ export const AUTH_OPERATIONS = [
       description: 'Logged in; cookies set.',
       cookies: 'set',
     },
-    problems: ['invalid_credentials'],
+    problems: ['mfa_required', 'mfa_setup_required', 'invalid_credentials'],
     handler: async ({ ctx, body }, { auth, cookies }) => {
       const result = await auth.login(body, requestContext(ctx));
       setTokenCookies(ctx, cookies, result);

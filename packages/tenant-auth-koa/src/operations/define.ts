@@ -52,12 +52,14 @@ export type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${in
  * - `access`: an access token (checked before the handler, as `requireAuth()` does);
  * - `admin`: an access token, and core requires the role `admin` or `owner` (`403 forbidden` otherwise);
  * - `refresh`: a refresh token, which the handler reads (header, body field or refresh cookie);
- * - `logout`: an access or a refresh token, which the handler reads.
+ * - `logout`: an access or a refresh token, which the handler reads;
+ * - `setup`: the `mfaToken` of a `mfa_setup_required` in the body, or else an access token, which the
+ *   handler reads (enrolling a second factor).
  */
-export type Caller = 'none' | 'access' | 'admin' | 'refresh' | 'logout';
+export type Caller = 'none' | 'access' | 'admin' | 'refresh' | 'logout' | 'setup';
 
 /** @internal The OpenAPI tags, one per group of operations in the document. */
-export type Tag = 'auth' | 'tenants' | 'sessions' | 'members' | 'recovery' | 'audit' | 'meta';
+export type Tag = 'auth' | 'mfa' | 'tenants' | 'sessions' | 'members' | 'recovery' | 'audit' | 'meta';
 
 /** @internal What the handler of an operation gets. */
 export interface OperationInput<P extends string, B, Q, C extends Caller> {
@@ -130,6 +132,11 @@ export interface Operation<
    * tokens, CSRF, rate limits, faults: see `problemCodesOf`).
    */
   problems?: readonly ProblemCode[];
+  /**
+   * The route needs a recent authentication (core checks it: `auth_time` within the maximum age, and `amr`
+   * with `mfa` when the user has a factor); `403 reauthentication_required` otherwise.
+   */
+  recent?: true;
   /** `false` when it can never answer 503: it reads no store and takes the general budget (which fails open). */
   canBeUnavailable?: false;
   /** Only served (and documented) with the `health` option. */

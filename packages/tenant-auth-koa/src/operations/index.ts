@@ -6,6 +6,7 @@ import { EMAIL_OPERATIONS } from './email.js';
 import { INVITATION_OPERATIONS } from './invitations.js';
 import { MEMBER_OPERATIONS } from './members.js';
 import { META_OPERATIONS } from './meta.js';
+import { MFA_OPERATIONS } from './mfa.js';
 import { RECOVERY_OPERATIONS } from './recovery.js';
 import { SESSION_OPERATIONS } from './sessions.js';
 import { TENANT_OPERATIONS } from './tenants.js';
@@ -16,6 +17,7 @@ import { TENANT_OPERATIONS } from './tenants.js';
  */
 export const OPERATIONS: readonly Operation[] = Object.freeze([
   ...AUTH_OPERATIONS,
+  ...MFA_OPERATIONS,
   ...TENANT_OPERATIONS,
   ...SESSION_OPERATIONS,
   ...MEMBER_OPERATIONS,

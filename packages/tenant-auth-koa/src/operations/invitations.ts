@@ -69,6 +69,8 @@ export const INVITATION_OPERATIONS = [
     budget: 'strict',
     tag: 'auth',
     summary: 'Accept an invitation: create the account in the inviting tenant, and log in.',
+    description:
+      'Into a tenant that requires a second factor, the account is created and the answer is `401 mfa_setup_required` with an `mfaToken` to enrol with (no session, no cookie).',
     body: 'acceptInvitation',
     success: {
       status: 201,
@@ -76,6 +78,7 @@ export const INVITATION_OPERATIONS = [
       description: 'Joined and logged in; cookies set.',
       cookies: 'set',
     },
+    problems: ['mfa_setup_required'],
     handler: async ({ ctx, body }, { auth, cookies }) => {
       const result = await auth.acceptInvitation(body, requestContext(ctx));
       setTokenCookies(ctx, cookies, result);

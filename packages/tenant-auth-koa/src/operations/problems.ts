@@ -17,6 +17,7 @@ export function problemCodesOf(operation: Operation): ProblemCode[] {
   if (unsafe) codes.push('validation_failed', 'invalid_json', 'payload_too_large', 'unsupported_media_type');
   if (caller !== 'none') codes.push('invalid_token');
   if (caller === 'admin') codes.push('forbidden');
+  if (operation.recent) codes.push('reauthentication_required');
   if (caller !== 'none' && unsafe) codes.push('csrf_rejected');
   codes.push('method_not_allowed', 'rate_limited', 'internal_error');
   if (operation.canBeUnavailable ?? true) codes.push('unavailable');

@@ -70,4 +70,6 @@ em.create(TenantAuthSession, {
   refreshJti: 'j',
   refreshIssuedAt: at,
   refreshExpiresAt: at,
+  amr: ['pwd'],
+  authTime: at,
 });

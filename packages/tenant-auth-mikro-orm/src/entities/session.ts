@@ -1,4 +1,11 @@
-import { defineEntity, type EntitySchema, type InferEntity, type PrimaryKeyProp, p } from '@mikro-orm/core';
+import {
+  defineEntity,
+  type EntitySchema,
+  type InferEntity,
+  type Opt,
+  type PrimaryKeyProp,
+  p,
+} from '@mikro-orm/core';
 import type { Mutual } from './mutual.js';
 import { tenantAuthTenantSchema } from './tenant.js';
 import { tenantAuthUserSchema } from './user.js';
@@ -30,6 +37,10 @@ export interface TenantAuthSessionEntity {
   /** SHA-256 of the refresh token this one replaced (the grace window's reissue and the replay check). */
   previousRefreshHash?: string | null;
   rotatedAt?: Date | null;
+  /** How the session was authenticated (`pwd`, `otp`, `hwk`, `sso`, `mfa`); a refresh never changes it. */
+  amr: Opt<string[]>;
+  /** When the user last proved who they are in this session. */
+  authTime: Opt<Date>;
 }
 
 /** The schema as defined, with MikroORM's inferred types: what the stores query with. Internal. */
@@ -59,6 +70,9 @@ export const tenantAuthSessionSchema = defineEntity({
       .fieldName('previous_refresh_hash')
       .index('tenant_auth_session_previous_refresh_hash_idx'),
     rotatedAt: p.datetime().nullable().fieldName('rotated_at'),
+    // Defaults for rows written by other means than the stores (1.1 rows got them in the migration).
+    amr: p.array().fieldName('amr').defaultRaw(`'{pwd}'`),
+    authTime: p.datetime().fieldName('auth_time').defaultRaw('now()'),
   },
   indexes: [{ name: 'tenant_auth_session_user_active_idx', properties: ['userId', 'tenantId', 'expiresAt'] }],
 });

@@ -1,4 +1,11 @@
-import { defineEntity, type EntitySchema, type InferEntity, type PrimaryKeyProp, p } from '@mikro-orm/core';
+import {
+  defineEntity,
+  type EntitySchema,
+  type InferEntity,
+  type Opt,
+  type PrimaryKeyProp,
+  p,
+} from '@mikro-orm/core';
 import type { Mutual } from './mutual.js';
 
 /** A row of `tenant_auth_tenant`, as {@link TenantAuthTenant} maps it.
@@ -14,6 +21,8 @@ export interface TenantAuthTenantEntity {
   slug: string;
   name: string;
   createdAt: Date;
+  /** Whether every user must sign in with a second factor. */
+  requireMfa: Opt<boolean>;
 }
 
 /** The schema as defined, with MikroORM's inferred types: what the stores query with. Internal. */
@@ -32,6 +41,7 @@ export const tenantAuthTenantSchema = defineEntity({
       ),
     name: p.text().fieldName('name'),
     createdAt: p.datetime().fieldName('created_at'),
+    requireMfa: p.boolean().fieldName('require_mfa').default(false),
   },
 });
 

@@ -44,8 +44,11 @@ audited as (
  * The rotations of `mikroOrmSessionStore`: `rotate` (compare-and-set on the current hash) and
  * `rotateCurrent` (the same with the rest of a refresh's conditions and the user, in one statement).
  */
-export function sessionRotation(scope: () => SqlScope): Pick<SessionStore, 'rotate' | 'rotateCurrent'> {
+export function sessionRotation(
+  scope: () => SqlScope,
+): Pick<SessionStore, 'rotate' | 'rotateCurrent' | 'reauthenticate'> {
   return {
+    ...sessionReauthentication(scope),
     async rotate(
       tenantId: string,
       sessionId: string,
@@ -141,6 +144,49 @@ select r.*, (select row_to_json(u) from (select ${USER_COLUMNS}
         // database broke that promise, and null would claim nothing changed.
         if (!user) throw new Error('the rotated session came back without its user');
         return { session: toSession(row), user: toUser(user) };
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
+  };
+}
+
+/** `reauthenticate` of `mikroOrmSessionStore`: a rotation that also sets `amr` and `auth_time`. */
+function sessionReauthentication(scope: () => SqlScope): Pick<SessionStore, 'reauthenticate'> {
+  return {
+    async reauthenticate(tenantId, sessionId, userId, next, event) {
+      if (!isUuid(tenantId) || !isUuid(sessionId) || !isUuid(userId)) return null;
+      const scoped = scope();
+      const audited = auditedBy(scoped, event);
+      // One statement: the active session of this user rotates to the new token and takes the new amr and
+      // auth_time; the audit record goes in from the updated row, so it exists if and only if it did.
+      const sql = `with rotated as (
+  update ${qualifiedTableName(scoped.em, tenantAuthSessionSchema)} set
+    previous_refresh_hash = refresh_hash, refresh_hash = ?, refresh_jti = ?, refresh_issued_at = ?::timestamptz,
+    refresh_expires_at = ?::timestamptz, expires_at = ?::timestamptz, last_used_at = ?::timestamptz,
+    rotated_at = ?::timestamptz, amr = ?::text[], auth_time = ?::timestamptz
+  where id = ? and tenant_id = ? and user_id = ? and revoked_at is null and expires_at > ?::timestamptz
+  returning ${SESSION_COLUMNS}
+)${audited.sql}
+select * from rotated`;
+      try {
+        const [row] = await selectRows<SessionRow>(scoped, sql, [
+          next.refreshHash,
+          next.refreshJti,
+          next.refreshIssuedAt.toISOString(),
+          next.refreshExpiresAt.toISOString(),
+          next.expiresAt.toISOString(),
+          next.lastUsedAt.toISOString(),
+          next.rotatedAt.toISOString(),
+          `{${next.amr.join(',')}}`,
+          next.authTime.toISOString(),
+          sessionId,
+          tenantId,
+          userId,
+          next.lastUsedAt.toISOString(),
+          ...audited.params,
+        ]);
+        return row ? toSession(row) : null;
       } catch (err) {
         throw toStoreError(err);
       }

@@ -96,8 +96,12 @@ function sessionReads(
 function sessionWrites(
   em: () => EntityManager,
   scope: () => SqlScope,
-): Pick<SessionStore, 'create' | 'revoke' | 'revokeAllForUser' | 'deleteExpired'> {
+): Pick<
+  SessionStore,
+  'create' | 'revoke' | 'revokeAllForUser' | 'revokeWithoutStrongAuth' | 'deleteExpired'
+> {
   return {
+    ...strongAuthRevocation(scope),
     async create(session: SessionRecord): Promise<void> {
       try {
         await em().insert(tenantAuthSessionSchema, {
@@ -118,6 +122,8 @@ function sessionWrites(
           refreshExpiresAt: session.refreshExpiresAt,
           previousRefreshHash: session.previousRefreshHash,
           rotatedAt: session.rotatedAt,
+          amr: [...session.amr],
+          authTime: session.authTime,
         });
       } catch (err) {
         throw toStoreError(err);
@@ -199,6 +205,26 @@ delete from ${table} where id = any(array(select id from batch))`;
           batchSize,
           batchSize,
         ]);
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
+  };
+}
+
+/** `revokeWithoutStrongAuth` of `mikroOrmSessionStore`: one `UPDATE` over the tenant's sessions. */
+function strongAuthRevocation(scope: () => SqlScope): Pick<SessionStore, 'revokeWithoutStrongAuth'> {
+  return {
+    async revokeWithoutStrongAuth(tenantId: string, at: Date): Promise<number> {
+      if (!isUuid(tenantId)) return 0;
+      const scoped = scope();
+      try {
+        return await affectedRows(
+          scoped,
+          `update ${qualifiedTableName(scoped.em, tenantAuthSessionSchema)} set revoked_at = ?::timestamptz
+  where tenant_id = ? and revoked_at is null and not (amr && array['mfa', 'sso']::text[])`,
+          [at.toISOString(), tenantId],
+        );
       } catch (err) {
         throw toStoreError(err);
       }

@@ -23,6 +23,7 @@ export function mikroOrmTenantStore(em: () => EntityManager, scope: () => SqlSco
           slug: tenant.slug,
           name: tenant.name,
           createdAt: tenant.createdAt,
+          requireMfa: tenant.requireMfa,
         });
       } catch (err) {
         throw toStoreError(err);
@@ -56,6 +57,14 @@ export function mikroOrmTenantStore(em: () => EntityManager, scope: () => SqlSco
           [tenantId],
         );
         return rows.length === 1;
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
+    async setRequireMfa(tenantId, requireMfa) {
+      if (!isUuid(tenantId)) return false;
+      try {
+        return (await em().nativeUpdate(tenantAuthTenantSchema, { id: tenantId }, { requireMfa })) === 1;
       } catch (err) {
         throw toStoreError(err);
       }

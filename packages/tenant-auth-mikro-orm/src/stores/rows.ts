@@ -1,3 +1,4 @@
+import { AUTH_METHODS, type AuthMethod } from 'tenant-auth-core';
 import type { SessionRecord, TenantRecord, UserRecord } from 'tenant-auth-core/store-kit';
 import type { TenantAuthSessionEntity } from '../entities/session.js';
 import type { TenantAuthTenantEntity } from '../entities/tenant.js';
@@ -11,7 +12,7 @@ import type { AuditEventRecord, OneTimeTokenRecord, OutboxMessageRecord, Role } 
 export type TenantRow = TenantAuthTenantEntity;
 
 /** @internal The columns of `tenant_auth_tenant`, named as {@link TenantRow} names them. */
-export const TENANT_COLUMNS = `id, slug, name, created_at as "createdAt"`;
+export const TENANT_COLUMNS = `id, slug, name, created_at as "createdAt", require_mfa as "requireMfa"`;
 
 /** @internal The columns of `tenant_auth_user`, named as {@link UserRow} names them. */
 export const USER_COLUMNS = `id, tenant_id as "tenantId", email, password_hash as "passwordHash", role,
@@ -22,7 +23,8 @@ export const SESSION_COLUMNS = `id, tenant_id as "tenantId", user_id as "userId"
   ip_address as "ipAddress", user_agent as "userAgent", created_at as "createdAt", last_used_at as "lastUsedAt",
   expires_at as "expiresAt", absolute_expires_at as "absoluteExpiresAt", revoked_at as "revokedAt",
   refresh_hash as "refreshHash", refresh_jti as "refreshJti", refresh_issued_at as "refreshIssuedAt",
-  refresh_expires_at as "refreshExpiresAt", previous_refresh_hash as "previousRefreshHash", rotated_at as "rotatedAt"`;
+  refresh_expires_at as "refreshExpiresAt", previous_refresh_hash as "previousRefreshHash", rotated_at as "rotatedAt",
+  amr, auth_time as "authTime"`;
 
 /** @internal A user row as the stores' raw SQL returns it (see {@link USER_COLUMNS}). */
 export type UserRow = TenantAuthUserEntity;
@@ -38,6 +40,7 @@ export const toTenant = (row: TenantRow): TenantRecord => ({
   slug: row.slug,
   name: row.name,
   createdAt: new Date(row.createdAt),
+  requireMfa: row.requireMfa === true,
 });
 
 /** @internal */
@@ -70,7 +73,26 @@ export const toSession = (row: SessionRow): SessionRecord => ({
   refreshExpiresAt: new Date(row.refreshExpiresAt),
   previousRefreshHash: row.previousRefreshHash ?? null,
   rotatedAt: dateOrNull(row.rotatedAt),
+  amr: toAuthMethods(row.amr),
+  authTime: new Date(row.authTime),
 });
+
+/**
+ * @internal A `text[]` column as the driver returns it (an array; the literal `{pwd,otp}` when an
+ * application replaced the array parser), as the methods core knows: an unknown word is dropped, never
+ * trusted.
+ */
+export function toAuthMethods(value: unknown): AuthMethod[] {
+  const words = Array.isArray(value)
+    ? value
+    : typeof value === 'string'
+      ? value
+          .replace(/^\{|\}$/g, '')
+          .split(',')
+          .filter((w) => w !== '')
+      : [];
+  return words.filter((w): w is AuthMethod => (AUTH_METHODS as readonly unknown[]).includes(w));
+}
 
 /**
  * @internal A one-time token row, as MikroORM returns it or as raw SQL selects it with

@@ -131,5 +131,7 @@ export function sessionOf(user: UserRecord): SessionRecord {
     refreshExpiresAt: new Date(T0.getTime() + 86_400_000),
     previousRefreshHash: null,
     rotatedAt: null,
+    amr: ['pwd'],
+    authTime: T0,
   };
 }

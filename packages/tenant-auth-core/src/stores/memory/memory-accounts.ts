@@ -9,10 +9,13 @@ function userOf(s: MemoryState, tenantId: string, userId: string): UserRecord | 
   return user?.tenantId === tenantId ? user : undefined;
 }
 
-/** @internal Deletes a user and what belongs to it: sessions and one-time tokens. */
+/** @internal Deletes a user and what belongs to it: sessions, second factors and one-time tokens. */
 export function deleteUser(s: MemoryState, user: UserRecord): void {
   s.users.delete(user.id);
   s.userIdByEmail.delete(user.email);
+  s.totpFactors.delete(user.id);
+  for (const [key, code] of [...s.recoveryCodes]) if (code.userId === user.id) s.recoveryCodes.delete(key);
+  for (const [key, c] of [...s.mfaChallenges]) if (c.userId === user.id) s.mfaChallenges.delete(key);
   for (const session of [...s.sessions.values()]) {
     if (session.userId !== user.id) continue;
     s.sessions.delete(session.id);
@@ -60,6 +63,13 @@ export function memoryTenantStore(run: Run): TenantStore {
         }
         s.tenants.delete(tenantId);
         s.tenantIdBySlug.delete(tenant.slug);
+        return true;
+      }),
+    setRequireMfa: (tenantId, requireMfa) =>
+      run((s) => {
+        const tenant = s.tenants.get(tenantId);
+        if (!tenant) return false;
+        s.tenants.set(tenantId, { ...tenant, requireMfa });
         return true;
       }),
   };

@@ -7,6 +7,17 @@ import type {
   TenantRecord,
   UserRecord,
 } from '../../records.js';
+import type { MfaChallengeRecord, TotpFactorRecord } from '../factor-store.js';
+
+/** @internal A stored TOTP factor, with its owner. */
+export type MemoryTotpFactor = TotpFactorRecord & { tenantId: string; userId: string };
+/** @internal A stored recovery code, keyed `userId|hash`. */
+export interface MemoryRecoveryCode {
+  tenantId: string;
+  userId: string;
+  hash: string;
+  createdAt: Date;
+}
 
 /** @internal Everything the memory stores hold. */
 export interface MemoryState {
@@ -21,6 +32,11 @@ export interface MemoryState {
   oneTimeTokenIdByHash: Map<string, string>;
   outbox: Map<string, OutboxMessageRecord>;
   auditEvents: Map<string, AuditEventRecord>;
+  /** By user id. */
+  totpFactors: Map<string, MemoryTotpFactor>;
+  recoveryCodes: Map<string, MemoryRecoveryCode>;
+  /** By token hash. */
+  mfaChallenges: Map<string, MfaChallengeRecord>;
 }
 
 const emptyState = (): MemoryState => ({
@@ -34,6 +50,9 @@ const emptyState = (): MemoryState => ({
   oneTimeTokenIdByHash: new Map(),
   outbox: new Map(),
   auditEvents: new Map(),
+  totpFactors: new Map(),
+  recoveryCodes: new Map(),
+  mfaChallenges: new Map(),
 });
 
 /**

@@ -96,6 +96,30 @@ export function memorySessionStore(run: Run): SessionStore {
         }
         return count;
       }),
+    reauthenticate: (tenantId, sessionId, userId, next, event) =>
+      run((s) => {
+        const session = sessionOf(s, tenantId, sessionId);
+        if (
+          !session ||
+          session.userId !== userId ||
+          session.revokedAt !== null ||
+          session.expiresAt <= next.lastUsedAt
+        ) {
+          return null;
+        }
+        return copy(rotateIn(s, session, next, event));
+      }),
+    revokeWithoutStrongAuth: (tenantId, at) =>
+      run((s) => {
+        let count = 0;
+        for (const session of [...s.sessions.values()]) {
+          if (session.tenantId !== tenantId || session.revokedAt !== null) continue;
+          if (session.amr.includes('mfa') || session.amr.includes('sso')) continue;
+          s.sessions.set(session.id, { ...session, revokedAt: new Date(at) });
+          count++;
+        }
+        return count;
+      }),
     listActiveForUser: (tenantId, userId, now, options) =>
       run((s) =>
         [...s.sessions.values()]

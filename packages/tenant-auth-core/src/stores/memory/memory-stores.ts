@@ -2,6 +2,7 @@ import type { TenantAuthStores, TransactionStores } from '../tenant-auth-stores.
 import { memoryTenantStore, memoryUserStore } from './memory-accounts.js';
 import { memoryAuditEventStore } from './memory-audit-events.js';
 import { MemoryDatabase } from './memory-database.js';
+import { memoryFactorStore } from './memory-factors.js';
 import { memoryOneTimeTokenStore } from './memory-one-time-tokens.js';
 import { memoryOutboxStore } from './memory-outbox.js';
 import type { Run } from './memory-run.js';
@@ -15,6 +16,7 @@ function storesOn(run: Run): TransactionStores {
     oneTimeTokens: memoryOneTimeTokenStore(run),
     outbox: memoryOutboxStore(run),
     auditEvents: memoryAuditEventStore(run),
+    factors: memoryFactorStore(run),
   };
 }
 

@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import type { RandomBytes } from '../clock.js';
+
+/**
+ * @internal Recovery codes (API.md 1.2): a set of 10, each 10 characters of a 32-letter alphabet (50
+ * random bits) shown as `k7pmq-x4t2r`; single use; stored only as hashes. Stated once, here.
+ */
+export const RECOVERY_CODES = { count: 10, length: 10, groupLength: 5 } as const;
+
+// Lower-case letters and digits without the look-alikes i, l, o, u (Crockford's choice): 32 symbols.
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/** @internal A new set of recovery codes, as shown to the user (grouped with a dash). */
+export function newRecoveryCodes(random: RandomBytes): string[] {
+  const codes: string[] = [];
+  for (let i = 0; i < RECOVERY_CODES.count; i++) {
+    const bytes = random(RECOVERY_CODES.length);
+    let code = '';
+    // Each byte's low five bits pick a symbol: 256 is a multiple of 32, so every symbol is equally likely.
+    for (const byte of bytes) code += ALPHABET[byte & 31];
+    codes.push(`${code.slice(0, RECOVERY_CODES.groupLength)}-${code.slice(RECOVERY_CODES.groupLength)}`);
+  }
+  return codes;
+}
+
+/**
+ * @internal A code as typed, in its one canonical form: case and dashes (and spaces) ignored. `null` when
+ * it cannot be a recovery code at all, so a malformed answer costs no store round trip.
+ */
+export function normalizeRecoveryCode(input: string): string | null {
+  const code = input.replace(/[\s-]/g, '').toLowerCase();
+  if (code.length !== RECOVERY_CODES.length) return null;
+  for (const char of code) if (!ALPHABET.includes(char)) return null;
+  return code;
+}
+
+/**
+ * @internal What is stored of a code: SHA-256 over the user's id and the canonical code, so one hash
+ * never matches another user's code. A code carries 50 random bits and is refused after one use, so a
+ * slow hash would add cost at sign-in without changing what an online guess can do.
+ */
+export function hashRecoveryCode(userId: string, canonicalCode: string): string {
+  return createHash('sha256')
+    .update(`tenant-auth/recovery-code/v1\u0000${userId}\u0000${canonicalCode}`)
+    .digest('base64url');
+}

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import type { AuthMethod } from '../auth-methods.js';
+import type { Clock, RandomBytes } from '../clock.js';
+import { TenantAuthError } from '../errors.js';
+import type { UserRecord } from '../records.js';
+import type { MfaChallengePurpose } from '../stores/factor-store.js';
+import type { TransactionStores } from '../stores/tenant-auth-stores.js';
+import type { MfaMethod } from './mfa-types.js';
+
+/** @internal How long an `mfaToken` lives (API.md 1.2): 5 minutes. */
+export const MFA_CHALLENGE_TTL_SECONDS = 300;
+
+/** @internal Wrong answers after which a challenge is dead. */
+export const MFA_CHALLENGE_MAX_FAILURES = 5;
+
+/** @internal SHA-256 (hex) of an `mfaToken`: the only form in which one is stored. */
+export function mfaTokenHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** @internal The user's second factors, as `methods` lists them; empty when the user has none. */
+export async function factorMethods(
+  stores: Pick<TransactionStores, 'factors'>,
+  user: Pick<UserRecord, 'tenantId' | 'id'>,
+): Promise<MfaMethod[]> {
+  const totp = await stores.factors.findTotp(user.tenantId, user.id);
+  if (!totp?.confirmedAt) return [];
+  const codes = await stores.factors.countRecoveryCodes(user.tenantId, user.id);
+  return codes > 0 ? ['totp', 'recovery_code'] : ['totp'];
+}
+
+/**
+ * @internal What every first factor passes through before a session is made (password login, invitation
+ * acceptance): when a second factor is due, no session; a challenge instead, thrown as `mfa_required`
+ * (the user has a factor) or `mfa_setup_required` (the tenant requires one and the user has none).
+ */
+export function createSecondFactorGate(deps: {
+  stores: Pick<TransactionStores, 'factors' | 'tenants'>;
+  clock: Clock;
+  random: RandomBytes;
+}) {
+  const { stores, clock, random } = deps;
+
+  /** Stores a challenge for `user` and returns its token (shown once; only its hash is kept). */
+  async function issue(
+    user: Pick<UserRecord, 'tenantId' | 'id'>,
+    purpose: MfaChallengePurpose,
+    amr: AuthMethod[],
+  ): Promise<string> {
+    const token = Buffer.from(random(32)).toString('base64url');
+    const now = clock.now();
+    await stores.factors.createChallenge({
+      tokenHash: mfaTokenHash(token),
+      tenantId: user.tenantId,
+      userId: user.id,
+      purpose,
+      amr,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + MFA_CHALLENGE_TTL_SECONDS * 1000),
+    });
+    return token;
+  }
+
+  /** The `mfa_setup_required` error for `user`, with a new setup challenge. */
+  async function setupRequired(user: Pick<UserRecord, 'tenantId' | 'id'>, amr: AuthMethod[]) {
+    const mfaToken = await issue(user, 'setup', amr);
+    return new TenantAuthError(
+      'mfa_setup_required',
+      'Your organisation requires a second factor: set one up to sign in.',
+      { extensions: { mfaToken, expiresIn: MFA_CHALLENGE_TTL_SECONDS } },
+    );
+  }
+
+  return {
+    setupRequired,
+    /**
+     * Throws `mfa_required` or `mfa_setup_required` (with a new challenge) when `user`, who just proved
+     * the first factor `amr`, needs a second one; resolves when a session may be made.
+     */
+    async afterFirstFactor(user: UserRecord, amr: AuthMethod[]): Promise<void> {
+      const methods = await factorMethods(stores, user);
+      if (methods.length > 0) {
+        const mfaToken = await issue(user, 'verify', amr);
+        throw new TenantAuthError('mfa_required', 'A second factor is needed to sign in.', {
+          extensions: { mfaToken, methods, expiresIn: MFA_CHALLENGE_TTL_SECONDS },
+        });
+      }
+      const tenant = await stores.tenants.findById(user.tenantId);
+      if (tenant?.requireMfa) throw await setupRequired(user, amr);
+    },
+  };
+}
+
+/** @internal */
+export type SecondFactorGate = ReturnType<typeof createSecondFactorGate>;

@@ -1,0 +1,109 @@
+import { optionalText } from '../accounts/inputs.js';
+import type { AuthMethod, TokenResponse } from '../claims.js';
+import type { RequestContext } from '../records.js';
+import type { Services } from '../services.js';
+import type { MfaChallengeRecord } from '../stores/factor-store.js';
+import {
+  createFactorAnswers,
+  incorrectCode,
+  invalidMfaToken,
+  methodField,
+  refuseFields,
+  stringField,
+  withinMfaBudget,
+} from './factor-answers.js';
+import type { VerifyMfaInput } from './mfa-types.js';
+import { MFA_CHALLENGE_MAX_FAILURES, mfaTokenHash } from './second-factor-gate.js';
+
+/** Thrown inside a transaction to undo it when the answer was wrong. */
+class WrongAnswer extends Error {}
+
+/** @internal The `amr` of a session made after a second factor: the first factor's, then `otp` and `mfa`. */
+export const withSecondFactor = (first: readonly AuthMethod[]): AuthMethod[] => [
+  ...first.filter((m) => m !== 'otp' && m !== 'mfa'),
+  'otp',
+  'mfa',
+];
+
+/**
+ * @internal A wrong answer to a challenge: counted on it (the fifth kills it) and in the audit log, never
+ * with the code or the token.
+ */
+export function createChallengeFailures(services: Services) {
+  const { stores, events } = services;
+  return async function failed(challenge: MfaChallengeRecord, context: RequestContext): Promise<never> {
+    const failures = await stores.factors.recordChallengeFailure(challenge.tokenHash);
+    // The fifth wrong answer kills the challenge (consumed as of the epoch: whatever its expiry).
+    if (failures >= MFA_CHALLENGE_MAX_FAILURES)
+      await stores.factors.consumeChallenge(challenge.tokenHash, new Date(0));
+    const parties = {
+      tenantId: challenge.tenantId,
+      actorId: null,
+      subjectId: challenge.userId,
+      sessionId: null,
+    };
+    await events.record({ type: 'mfa_challenge_failed', ...events.base(parties, context) });
+    throw incorrectCode();
+  };
+}
+
+/** @internal `TenantAuth.verifyMfa`: the second step of a login. */
+export function createMfaVerification(services: Services) {
+  const { stores, clock, events, sessionTokens } = services;
+  const answer = createFactorAnswers(services);
+  const failed = createChallengeFailures(services);
+
+  return async function verifyMfa(
+    input: VerifyMfaInput,
+    context: RequestContext = {},
+  ): Promise<TokenResponse> {
+    const deviceInfo = optionalText(input?.deviceInfo, 'deviceInfo');
+    refuseFields([
+      stringField(input?.mfaToken, 'mfaToken'),
+      methodField(input?.method),
+      stringField(input?.code, 'code'),
+      deviceInfo.ok ? undefined : deviceInfo.error,
+    ]);
+    const hash = mfaTokenHash(input.mfaToken);
+    const challenge = await stores.factors.findChallenge(hash, clock.now());
+    if (challenge?.purpose !== 'verify') throw invalidMfaToken();
+    const user = await stores.users.findById(challenge.tenantId, challenge.userId);
+    if (!user) throw invalidMfaToken();
+
+    let response: TokenResponse | undefined;
+    const right = await withinMfaBudget(services, user.id, context, async () => {
+      const amr = withSecondFactor(challenge.amr);
+      const made = await sessionTokens.newSession(
+        user,
+        context,
+        deviceInfo.ok ? deviceInfo.value : undefined,
+        amr,
+      );
+      try {
+        await events.transaction(async (tx, record) => {
+          // The challenge is used up in the transaction that makes the session: of two concurrent answers
+          // one gets it; a wrong answer rolls it back, still usable.
+          if (!(await tx.factors.consumeChallenge(hash, clock.now()))) throw invalidMfaToken();
+          if (!(await answer(tx, user, input.method, input.code))) throw new WrongAnswer();
+          await tx.sessions.create(made.session);
+          const parties = {
+            tenantId: user.tenantId,
+            actorId: user.id,
+            subjectId: user.id,
+            sessionId: made.session.id,
+          };
+          if (input.method === 'recovery_code')
+            await record({ type: 'recovery_code_used', ...events.base(parties, context) });
+          await record({ type: 'login_succeeded', ...events.base(parties, context) });
+        });
+      } catch (err) {
+        if (err instanceof WrongAnswer) return false;
+        throw err;
+      }
+      response = await sessionTokens.respond(made.session, user, made.refreshToken, true);
+      return true;
+    });
+    if (!right || !response) return failed(challenge, context);
+    return response;
+  };
+}
