@@ -83,7 +83,13 @@ function createForgotPassword(services: Services) {
       if (!tenantId) {
         tenantId = uuidv7(clock, random);
         const slug = `rehearsal-${Buffer.from(random(8)).toString('hex')}`;
-        await tx.tenants.create({ id: tenantId, slug, name: slug, createdAt: clock.now() });
+        await tx.tenants.create({
+          id: tenantId,
+          slug,
+          name: slug,
+          createdAt: clock.now(),
+          requireMfa: false,
+        });
       }
       const tenant = await tx.tenants.findById(tenantId);
       const { token } = await oneTimeTokens.issue(tx, {
