@@ -251,7 +251,7 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
     tokenPlaces: { cookies: cookies.read ? [cookies.accessName] : [] },
     origins,
   };
-  const authenticated = requireAuthMiddleware(auth, guard);
+  const guards = guardFactories(auth, guard);
   const openapiDocument = buildOpenApiDocument({
     prefix,
     cookies,
@@ -346,6 +346,17 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
     origins,
     openapiDocument,
     middleware: () => middleware,
+    ...guards,
+  };
+}
+
+/** The guards for the application's own routes; `requireAuth()` without options is one middleware, made once. */
+function guardFactories(
+  auth: TenantAuth,
+  guard: GuardSettings,
+): Pick<TenantAuthKoa, 'requireAuth' | 'requireRole' | 'requireRecentAuth' | 'optionalAuth'> {
+  const authenticated = requireAuthMiddleware(auth, guard);
+  return {
     requireAuth: (requireOptions?: RequireAuthOptions) =>
       requireOptions?.requireVerifiedEmail
         ? requireAuthMiddleware(auth, guard, requireOptions)
