@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, encryptionKeyOf, type ServerConfig } from './config.js';
+import { readDevelopmentFile, writeDevelopmentFile } from './development-file.js';
 import type { Logger } from './logger.js';
 
 /** File in the data folder holding the generated development encryption key (base64url). */
@@ -36,19 +36,13 @@ export async function resolveEncryptionKey(
     throw new ConfigError([{ variable: 'ENCRYPTION_KEY', message: 'is required when NODE_ENV=production' }]);
   }
   const file = join(config.dataDir, ENCRYPTION_KEY_FILE);
-  let text: string | undefined;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  const text = await readDevelopmentFile(file);
   if (text === undefined) {
     const generated = randomBytes(32);
     return {
       key: new Uint8Array(generated),
       async keep() {
-        await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-        await writeFile(file, `${generated.toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+        await writeDevelopmentFile(config.dataDir, file, `${generated.toString('base64url')}\n`);
         logger.warn(
           { file },
           'ENCRYPTION_KEY is not set: generated a development key and kept it in the data folder; set it in production',
@@ -65,6 +59,5 @@ export async function resolveEncryptionKey(
       },
     ]);
   }
-  if (((await stat(file)).mode & 0o077) !== 0) await chmod(file, 0o600);
   return { key, keep: async () => {} };
 }

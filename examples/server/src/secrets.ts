@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, type ServerConfig } from './config.js';
+import { readDevelopmentFile, writeDevelopmentFile } from './development-file.js';
 import type { Logger } from './logger.js';
 
 /** The HMAC secrets the server signs with. */
@@ -43,12 +43,7 @@ export async function resolveSecrets(config: ServerConfig, logger: Logger): Prom
     throw new ConfigError([{ variable: 'JWT_SECRET', message: 'is required when NODE_ENV=production' }]);
   }
   const file = join(config.dataDir, SECRETS_FILE);
-  let text: string | undefined;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  const text = await readDevelopmentFile(file);
   if (text === undefined) {
     const generated: JwtSecrets = {
       secret: randomBytes(48).toString('base64url'),
@@ -57,8 +52,7 @@ export async function resolveSecrets(config: ServerConfig, logger: Logger): Prom
     return {
       ...generated,
       async keep() {
-        await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-        await writeFile(file, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+        await writeDevelopmentFile(config.dataDir, file, `${JSON.stringify(generated, null, 2)}\n`);
         logger.warn(
           { file },
           'JWT_SECRET and JWT_REFRESH_SECRET are not set: generated development secrets and kept them in the data folder; set both in production',
@@ -81,7 +75,6 @@ export async function resolveSecrets(config: ServerConfig, logger: Logger): Prom
       },
     ]);
   }
-  if (((await stat(file)).mode & 0o077) !== 0) await chmod(file, 0o600);
   logger.warn(
     { file },
     'JWT_SECRET and JWT_REFRESH_SECRET are not set: using the development secrets kept in the data folder; set both in production',
