@@ -1,4 +1,4 @@
-import { actingUser, currentUser } from '../authorization.js';
+import { actingUser } from '../authorization.js';
 import type { AccessClaims } from '../claims.js';
 import { type FieldError, validationError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
