@@ -130,7 +130,11 @@ export function createLogin(deps: {
       deviceInfo.ok ? deviceInfo.value : undefined,
       ['pwd'],
     );
-    await events.transaction(async (tx, record) => {
+    const created = await events.transaction(async (tx, record) => {
+      // The tenant lock orders this login with a switch of requireMfa (which takes it too): a policy
+      // turned on after the check above is seen here, so no password-only session outlives its revocation.
+      await tx.tenants.lock(user.tenantId);
+      if ((await tx.tenants.findById(user.tenantId))?.requireMfa) return false;
       await tx.sessions.create(session);
       const parties = {
         tenantId: user.tenantId,
@@ -139,7 +143,13 @@ export function createLogin(deps: {
         sessionId: session.id,
       };
       await record({ type: 'login_succeeded', ...events.base(parties, context) });
+      return true;
     });
+    if (!created) {
+      // The tenant began to require a second factor meanwhile: the gate answers as it now must.
+      await secondFactor.afterFirstFactor(user, ['pwd']);
+      throw new TenantAuthError('unavailable', 'The sign-in could not complete; try again.');
+    }
     return sessionTokens.respond(session, user, refreshToken, true);
   };
 }

@@ -77,6 +77,8 @@ export function createFactorManagement(
     const user = await requireRecent(claims);
     if (input.requireMfa && (await factorMethods(stores, user)).length === 0) throw mfaNotEnabled();
     await events.transaction(async (tx, record) => {
+      // The tenant lock orders the switch with logins, which take it before they create a session.
+      if (!(await tx.tenants.lock(user.tenantId))) throw notFound();
       if (!(await tx.tenants.setRequireMfa(user.tenantId, input.requireMfa))) throw notFound();
       // Every session that a second factor (or SSO) did not make goes at once.
       if (input.requireMfa) await tx.sessions.revokeWithoutStrongAuth(user.tenantId, clock.now());
