@@ -43,6 +43,15 @@ describe('TOTP (RFC 6238, SHA-1, 6 digits, 30 s)', () => {
     ).toBeNull();
   });
 
+  it('refuses, without throwing, when the last accepted step is ahead of this clock (clock skew)', () => {
+    const step = totpStep(at(1234567890));
+    for (const ahead of [1, 2, 5, 1000]) {
+      expect(
+        verifyTotp({ secret: RFC_SECRET, code: '005924', now: at(1234567890), afterStep: step + ahead }),
+      ).toBeNull();
+    }
+  });
+
   it('refuses a wrong code, another secret, and anything but six digits', () => {
     expect(verifyTotp({ secret: RFC_SECRET, code: '287083', now: at(59) })).toBeNull();
     const other = new Uint8Array(20).fill(7);

@@ -58,6 +58,9 @@ export function verifyTotp(input: {
   afterStep?: number | null | undefined;
 }): number | null {
   if (!/^[0-9]{6}$/.test(input.code)) return null;
+  // A last accepted step at or past the newest step in the window (this clock is behind the one that
+  // accepted it): every candidate is a replay. Refused here, because otplib throws on such a bound.
+  if (input.afterStep != null && input.afterStep >= totpStep(input.now) + TOTP.driftSteps) return null;
   const result = verifySync({
     strategy: 'totp',
     secret: input.secret,
