@@ -312,9 +312,11 @@ addRoute('/accept-invitation', {
         h('button', { type: 'submit' }, 'Accept invitation'),
       ),
       async ({ password = '' }) => {
-        const session = await client.acceptInvitation({ token, password });
+        const result = await client.acceptInvitation({ token, password });
+        if (result.type !== 'signed_in')
+          throw new Error('The second-factor step comes with the security pages.');
         state.tenant = null;
-        flashNext(`Welcome aboard! You joined as ${session.user.email}.`);
+        flashNext(`Welcome aboard! You joined as ${result.user.email}.`);
         await navigate('/account', { replace: true });
       },
     );
