@@ -117,6 +117,7 @@ export function problemMessage(error: DescribableError): string {
 /** The sentence for one field error; `field` refines a few (a token field is a link, not an input). */
 export function fieldMessage(field: string, code: FieldErrorCode): string {
   if (code === 'too_short' && /password/i.test(field)) return 'Use at least 12 characters.';
+  if (code === 'incorrect' && field === 'code') return 'This code is not correct. Check it and try again.';
   if (code === 'email_taken' && field === 'newEmail') return 'Another account already uses this address.';
   if (code === 'email_taken' && field === 'token') return 'Another account now uses this email address.';
   if (code === 'email_taken' && field === 'email') return FIELD_MESSAGES.email_taken;
