@@ -16,7 +16,8 @@ export const PROBLEM_MESSAGES = {
   last_owner: 'Your organisation needs at least one owner. Make someone else an owner first.',
   mfa_required: 'Enter the code from your authenticator app.',
   mfa_setup_required: 'Your organisation requires two-step verification. Set it up to continue.',
-  reauthentication_required: 'Please confirm it is you: sign in again, then retry.',
+  reauthentication_required:
+    'This needs you to confirm it is you. Try again, and enter your password when asked.',
   mfa_required_by_tenant: 'Your organisation requires two-step verification: it cannot be turned off.',
   already_enabled: 'Two-step verification is already on.',
   mfa_not_enabled: 'Turn on two-step verification for your own account first.',

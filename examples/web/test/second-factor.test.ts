@@ -141,12 +141,20 @@ describe('the example web app: two-step verification', () => {
     expect(await leftovers(page, [secret, ...codes])).toEqual([]);
 
     // This session was signed in with the password only: a new set of codes asks who it is first.
-    await page.getByRole('button', { name: 'Get new recovery codes' }).click();
+    const newCodes = page.getByRole('button', { name: 'Get new recovery codes' });
+    await newCodes.click();
     const dialog = page.getByRole('dialog', { name: 'Confirm it is you' });
     await dialog.waitFor();
-    expect(await dialog.getByLabel('Password').evaluate((input) => input === document.activeElement)).toBe(
-      true,
-    );
+    const focused = (locator: typeof newCodes) => locator.evaluate((e) => e === document.activeElement);
+    expect(await focused(dialog.getByLabel('Password'))).toBe(true);
+    // Escape gives up: the dialog goes, and focus moves to the alert that says why nothing happened.
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    const refusal = page.locator('.form-alert:not([hidden])');
+    await expect.poll(() => refusal.textContent()).toContain('confirm it is you');
+    expect(await focused(refusal)).toBe(true);
+    await newCodes.click();
+    await dialog.waitFor();
     await dialog.getByLabel('Password').fill('Not-The-Password-1');
     await dialog.getByRole('button', { name: 'Use a recovery code instead' }).click();
     await dialog.getByLabel('Recovery code').fill(codes[0] ?? '');

@@ -6,7 +6,7 @@ import {
   type TenantAuthClient,
   TenantAuthClientError,
 } from '../src/index.js';
-import { FakeApi, FakeTime, json, problem, USER } from './fakes.js';
+import { FakeApi, FakeTime, json, problem, settle, USER } from './fakes.js';
 
 // The second-factor steps against a fake server for what the reference server never answers (malformed
 // challenges, unknown factors); the real flows run against it in examples/server/test/client.test.ts.
@@ -150,6 +150,54 @@ describe('recent authentication', () => {
     expect(changes.map((c) => c.type)).toEqual(['signed_in', 'refreshed']);
     // The rotated refresh token is the one a later refresh presents (the old one would be a replay).
     await client.refresh();
+    expect(api.revoked).toBe(false);
+  });
+
+  it('reauthenticate waits for a refresh in flight, and a refresh asked meanwhile takes its tokens', async () => {
+    const { api, client } = setup();
+    await client.login(CREDENTIALS);
+    api.routes.set('POST /api/v1/auth/reauthenticate', () => api.signIn(200));
+    // Both rotate the refresh token: one after the other, or the second would present a replayed one.
+    const release = api.holdNextRefresh();
+    const refreshing = client.refresh();
+    const reauthenticating = client.reauthenticate({ password: CREDENTIALS.password });
+    await settle();
+    expect(api.calls.map((c) => c.path).filter((p) => p !== '/api/v1/auth/login')).toEqual([
+      '/api/v1/auth/refresh',
+    ]);
+    release();
+    await Promise.all([refreshing, reauthenticating]);
+    expect(api.calls.at(-1)?.path).toBe('/api/v1/auth/reauthenticate');
+    expect(api.calls.at(-1)?.headers.authorization).toBe(`Bearer ${api.access(api.generation - 1)}`);
+    // A refresh that was due before the re-authentication finds its new tokens: no request.
+    const before = api.refreshCalls().length;
+    await client.request('getMyTenant', {});
+    expect(api.refreshCalls().length).toBe(before);
+    expect(api.revoked).toBe(false);
+    expect(await client.getAccessToken()).toBe(api.access());
+  });
+
+  it('a refresh asked while a re-authentication runs waits for it, and presents its refresh token', async () => {
+    const { api, client } = setup();
+    await client.login(CREDENTIALS);
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    api.routes.set('POST /api/v1/auth/reauthenticate', async () => {
+      await answered;
+      return api.signIn(200);
+    });
+    const reauthenticating = client.reauthenticate({ password: CREDENTIALS.password });
+    await settle();
+    const refreshing = client.refresh();
+    await settle();
+    expect(api.refreshCalls()).toHaveLength(0);
+    answer();
+    await Promise.all([reauthenticating, refreshing]);
+    expect(api.refreshCalls().map((c) => c.body)).toEqual([
+      { refreshToken: api.refresh(api.generation - 1) },
+    ]);
     expect(api.revoked).toBe(false);
   });
 
