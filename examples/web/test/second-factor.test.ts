@@ -47,9 +47,19 @@ async function nextCode(secret: string): Promise<string> {
   return totpCode(secret, new Date(step * STEP_MS));
 }
 
+/** The browser globals the page functions below read (the tests compile without the DOM library). */
+interface Browser {
+  location: { href: string };
+  localStorage: Storage;
+  sessionStorage: Storage;
+  document: { documentElement: { outerHTML: string }; activeElement: unknown };
+  navigator: { clipboard: { readText(): Promise<string> } };
+}
+
 /** Where a secret could be left behind in the page: the address, both storages, the DOM. */
 async function leftovers(page: Page, secrets: string[]): Promise<string[]> {
   const places = await page.evaluate(() => {
+    const { location, localStorage, sessionStorage, document } = globalThis as unknown as Browser;
     const dump = (s: Storage) => JSON.stringify(Object.entries(s));
     return {
       url: location.href,
@@ -122,7 +132,9 @@ describe('the example web app: two-step verification', () => {
     // Copy and download give the same codes.
     await page.getByRole('button', { name: 'Copy codes' }).click();
     await expectFlash(page, 'The recovery codes were copied.');
-    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    const copied = await page.evaluate(() =>
+      (globalThis as unknown as Browser).navigator.clipboard.readText(),
+    );
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download codes' }).click(),
@@ -145,7 +157,8 @@ describe('the example web app: two-step verification', () => {
     await newCodes.click();
     const dialog = page.getByRole('dialog', { name: 'Confirm it is you' });
     await dialog.waitFor();
-    const focused = (locator: typeof newCodes) => locator.evaluate((e) => e === document.activeElement);
+    const focused = (locator: typeof newCodes) =>
+      locator.evaluate((e) => e === (globalThis as unknown as Browser).document.activeElement);
     expect(await focused(dialog.getByLabel('Password'))).toBe(true);
     // Escape gives up: the dialog goes, and focus moves to the alert that says why nothing happened.
     await page.keyboard.press('Escape');
