@@ -1,7 +1,9 @@
 import type {
   ConfirmTotpRequest,
   ReauthenticateRequest,
+  SetupTotpRequest,
   TokenResponse,
+  TotpSetup,
   VerifyMfaRequest,
 } from './contract.generated.js';
 import { isTenantAuthClientError, type TenantAuthClientError } from './errors.js';
@@ -20,7 +22,9 @@ import type { SessionState } from './tokens.js';
  * if (state) showHome(state.user);
  */
 export interface TotpConfirmResult {
+  /** The ten recovery codes, shown this once; `null` when the user had codes and they stay. */
   recoveryCodes: string[] | null;
+  /** With an `mfaToken`: the session the enrolment signed in; otherwise `null`. */
   state: SessionState | null;
 }
 
@@ -38,7 +42,9 @@ export interface TotpConfirmResult {
  * };
  */
 export interface ReauthenticationRequest {
+  /** The `reauthentication_required` refusal of the call. */
   error: TenantAuthClientError;
+  /** `client.reauthenticate`: throws on a wrong answer (`validation_failed`), so the prompt can say it. */
   reauthenticate(body: ReauthenticateRequest): Promise<SessionState>;
 }
 
@@ -72,7 +78,7 @@ export interface SecondFactorMethods {
    * `POST /auth/mfa/totp/setup` (*recent*, or with the `mfaToken` of a `mfa_setup_required`): a new
    * secret and its `otpauth://` URI for a QR code. Shown once: keep them out of any storage and URL.
    */
-  setupTotp(body?: { mfaToken?: string }): Promise<{ secret: string; otpauthUri: string }>;
+  setupTotp(body?: SetupTotpRequest): Promise<TotpSetup>;
   /**
    * `POST /auth/mfa/totp/confirm`: turns the setup on with a code of the authenticator. With the
    * `mfaToken` of a `mfa_setup_required`, it signs in too.

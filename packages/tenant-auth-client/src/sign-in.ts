@@ -22,6 +22,7 @@ export type SignedIn = SessionState & { type: 'signed_in' };
  * }
  */
 export interface MfaChallenge {
+  /** The step: answer a second factor. */
   type: 'mfa_required';
   /** Opaque, single use: the token that answers the challenge. Keep it in memory only. */
   mfaToken: string;
@@ -45,6 +46,7 @@ export interface MfaChallenge {
  * }
  */
 export interface MfaSetupChallenge {
+  /** The step: enrol a second factor. */
   type: 'mfa_setup_required';
   /** Opaque, single use: the token that allows the enrolment. Keep it in memory only. */
   mfaToken: string;
