@@ -97,6 +97,19 @@ async function confirmSetup(page: Page, shot?: string): Promise<{ secret: string
   return { secret, codes };
 }
 
+/** Invites `email` as a member from the Members page; returns the path of the emailed link. */
+async function invite(page: Page, email: string): Promise<string> {
+  await page.getByRole('link', { name: 'Members' }).click();
+  await heading(page, 'Members');
+  const form = page.getByRole('region', { name: 'Invite someone' });
+  await form.getByLabel('Email').fill(email);
+  const mail = await env.inbox.receive(email, () =>
+    form.getByRole('button', { name: 'Send invitation' }).click(),
+  );
+  const link = new URL(linkIn(mail, '/accept-invitation'));
+  return link.pathname + link.search;
+}
+
 async function signOut(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await heading(page, 'Sign in');
@@ -217,16 +230,25 @@ describe('the example web app: two-step verification', () => {
     await context.close();
   });
 
-  it('an owner requires two-step verification; an invited member must enrol before getting in', async () => {
+  it('an owner requires two-step verification: members without it are signed out and enrol at their next sign-in, invitees before getting in', async () => {
     const owner = freshEmail('policy-owner');
     const context = await env.browser.newContext();
     const page = await open(context, env.appOrigin, '/sign-up');
     const verification = env.inbox.receive(owner, () => signUp(page, owner, 'Jacquard Looms'));
     await page.goto(linkIn(await verification, '/verify-email'));
     await page.getByText('Your email address is verified.').waitFor();
+    await page.getByRole('link', { name: 'Go to your account' }).click();
+    await heading(page, 'Your account');
+
+    // A member who joins before the policy, and is signed in without a second factor.
+    const early = freshEmail('policy-early');
+    const earlyContext = await env.browser.newContext();
+    const earlyPage = await open(earlyContext, env.appOrigin, await invite(page, early));
+    await earlyPage.getByLabel('Choose a password').fill(PASSWORD);
+    await earlyPage.getByRole('button', { name: 'Accept invitation' }).click();
+    await heading(earlyPage, 'Your account');
 
     // Without a factor of their own, the owner cannot require one.
-    await page.getByRole('link', { name: 'Go to your account' }).click();
     await page.getByRole('link', { name: 'Organisation security' }).click();
     await heading(page, 'Organisation security');
     await page.getByLabel('Require two-step verification for every member').check();
@@ -252,18 +274,21 @@ describe('the example web app: two-step verification', () => {
     expect(await page.getByLabel('Require two-step verification for every member').isChecked()).toBe(true);
     await screenshot(page, 'organisation-security');
 
-    // An invitation into the organisation: the account is made, and set up before it gets in.
-    await page.getByRole('link', { name: 'Members' }).click();
-    await heading(page, 'Members');
+    // The early member's session ended with the policy; their password now leads to the enrolment.
+    await earlyPage.getByRole('link', { name: 'Members' }).click();
+    await expectFlash(earlyPage, 'Your session has ended');
+    await signIn(earlyPage, early);
+    await heading(earlyPage, 'Set up two-step verification');
+    const earlyEnrolled = await confirmSetup(earlyPage);
+    await earlyPage.getByRole('button', { name: 'I have saved my codes' }).click();
+    await heading(earlyPage, 'Your account');
+    expect(await leftovers(earlyPage, [earlyEnrolled.secret, ...earlyEnrolled.codes])).toEqual([]);
+    await earlyContext.close();
+
+    // An invitation into the organisation now: the account is made, and set up before it gets in.
     const invitee = freshEmail('policy-member');
-    const form = page.getByRole('region', { name: 'Invite someone' });
-    await form.getByLabel('Email').fill(invitee);
-    const mail = await env.inbox.receive(invitee, () =>
-      form.getByRole('button', { name: 'Send invitation' }).click(),
-    );
-    const link = new URL(linkIn(mail, '/accept-invitation'));
     const theirs: BrowserContext = await env.browser.newContext();
-    const them = await open(theirs, env.appOrigin, link.pathname + link.search);
+    const them = await open(theirs, env.appOrigin, await invite(page, invitee));
     await them.getByLabel('Choose a password').fill(PASSWORD);
     await them.getByRole('button', { name: 'Accept invitation' }).click();
     await heading(them, 'Set up two-step verification');
