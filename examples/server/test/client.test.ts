@@ -1,6 +1,6 @@
 /**
- * tenant-auth-client against the reference server, in Node, in bearer mode: every route of API 1.0 and
- * 1.1 through the client's methods, the mail flows through a real SMTP server, the silent refresh, the
+ * tenant-auth-client against the reference server, in Node, in bearer mode: every route of API 1.0, 1.1
+ * and 1.2's second factor (challenges, enrolment, re-authentication) through the client's methods, the mail flows through a real SMTP server, the silent refresh, the
  * refresh after a 401, and a replayed refresh token that revokes the session. Every answer the client
  * receives is also checked against the OpenAPI document, as api() does for the other suites.
  */
@@ -12,6 +12,8 @@ import {
   isTenantAuthClientError,
   memoryTokenStorage,
   type SessionChange,
+  type SessionState,
+  type SignInResult,
   type TenantAuthClient,
   TenantAuthClientError,
   type TokenStorage,
@@ -26,6 +28,12 @@ import { TestInbox } from './helpers/smtp.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 
 const NEW_PASSWORD = 'Another-Horse-Battery-77';
+
+/** The session of a sign-in that needed no second factor. */
+function signedIn(result: SignInResult): SessionState {
+  if (result.type !== 'signed_in') throw new Error(`expected signed_in, got ${result.type}`);
+  return result;
+}
 
 /** Timers that fire only when told, on the shared manual clock. */
 class ManualTimers implements ClientTimers {
@@ -124,7 +132,7 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     await inbox?.stop();
   });
 
-  it("runs every route of API 1.0 and 1.1, and 1.2's second factor, through the client", async () => {
+  it("runs every route of API 1.0, 1.1 and 1.2's second factor through the client's methods", async () => {
     const ownerEmail = uniqueEmail('owner');
     const { client: owner, changes } = client();
 
@@ -157,11 +165,13 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     expect((await owner.listInvitations()).map((i) => i.id).sort()).toEqual([invitationId, spare.id].sort());
     await owner.revokeInvitation(spare.id);
     const { client: admin } = client();
-    const joined = await admin.acceptInvitation({
-      token: TestInbox.tokenOf(invited, '/accept-invitation'),
-      password: PASSWORD,
-      deviceInfo: 'client test',
-    });
+    const joined = signedIn(
+      await admin.acceptInvitation({
+        token: TestInbox.tokenOf(invited, '/accept-invitation'),
+        password: PASSWORD,
+        deviceInfo: 'client test',
+      }),
+    );
     expect(joined.user).toMatchObject({ email: adminEmail, role: 'admin', tenantId: tenant.id });
 
     // Members.
@@ -189,7 +199,9 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     );
     await admin.confirmEmailChange({ token: TestInbox.tokenOf(confirmation, '/confirm-email-change') });
     const { client: moved } = client();
-    expect((await moved.login({ email: newEmail, password: NEW_PASSWORD })).user.email).toBe(newEmail);
+    expect(signedIn(await moved.login({ email: newEmail, password: NEW_PASSWORD })).user.email).toBe(
+      newEmail,
+    );
 
     // Sessions.
     const { client: laptop } = client();
@@ -233,44 +245,94 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     expect(await owner.getSession()).toBeNull();
     expect(changes.at(-1)).toEqual({ type: 'signed_out', reason: 'logout', source: 'local' });
 
-    // API 1.2's second factor, through request() (the client has no methods of its own for it yet).
+    // API 1.2: the second factor through the client's own methods. A verified owner (to invite).
     const { client: second } = client();
     const secondEmail = uniqueEmail('second-factor');
-    await second.register({ email: secondEmail, password: PASSWORD });
-    expect(await second.request('getMe', {})).toMatchObject({ email: secondEmail, mfa: { totp: false } });
-    const { secret } = await second.request('setupTotp', {});
-    const { recoveryCodes } = await second.request('confirmTotp', {
-      body: { code: totpCode(secret, clock.now()) },
-    });
+    const secondVerification = await inbox.receive(secondEmail, () =>
+      second.register({ email: secondEmail, password: PASSWORD }),
+    );
+    await second.verifyEmail({ token: TestInbox.tokenOf(secondVerification, '/verify-email') });
+    expect(await second.getMe()).toMatchObject({ email: secondEmail, mfa: { totp: false } });
+    const { secret, otpauthUri } = await second.setupTotp();
+    expect(otpauthUri).toContain(`secret=${secret}`);
+    const confirmed = await second.confirmTotp({ code: totpCode(secret, clock.now()) });
+    expect(confirmed.state).toBeNull();
+    const recoveryCodes = confirmed.recoveryCodes ?? [];
     expect(recoveryCodes).toHaveLength(10);
-    expect(await second.request('getSecurityPolicy', {})).toEqual({ requireMfa: false });
-    const refusal = (call: Promise<unknown>) =>
-      call.then(
-        () => 'answered',
-        (err: unknown) => err,
-      );
+    expect((await second.getMe()).mfa).toEqual({ totp: true, passkeys: 0, recoveryCodesRemaining: 10 });
+    expect(await second.getSecurityPolicy()).toEqual({ requireMfa: false });
     // The registration's session is password-only, and the user now has a factor: not recent enough.
     for (const call of [
-      second.request('regenerateRecoveryCodes', {}),
-      second.request('disableTotp', {}),
-      second.request('setSecurityPolicy', { body: { requireMfa: true } }),
+      () => second.regenerateRecoveryCodes(),
+      () => second.disableTotp(),
+      () => second.setSecurityPolicy({ requireMfa: true }),
     ]) {
-      expect(isTenantAuthClientError(await refusal(call), 'reauthentication_required')).toBe(true);
+      expect((await caught(call())).code).toBe('reauthentication_required');
     }
-    const challenge = await refusal(second.login({ email: secondEmail, password: PASSWORD }));
-    expect(isTenantAuthClientError(challenge, 'mfa_required')).toBe(true);
-    const twoFactor = await second.request('verifyMfa', {
-      body: {
-        mfaToken: (challenge as TenantAuthClientError).problem?.mfaToken ?? '',
-        method: 'recovery_code',
-        code: recoveryCodes?.[0] ?? '',
-      },
+    // The login's second step is a result, not an exception.
+    const challenge = await second.login({ email: secondEmail, password: PASSWORD });
+    expect(challenge).toMatchObject({ type: 'mfa_required', expiresIn: 300 });
+    if (challenge.type !== 'mfa_required') throw new Error('expected mfa_required');
+    expect([...challenge.methods].sort()).toEqual(['recovery_code', 'totp']);
+    const notTheCode = await caught(
+      second.verifyMfa({ mfaToken: challenge.mfaToken, method: 'recovery_code', code: 'aaaaa-bbbbb' }),
+    );
+    expect(notTheCode.errors).toEqual([expect.objectContaining({ field: 'code', code: 'incorrect' })]);
+    const twoFactor = await second.verifyMfa({
+      mfaToken: challenge.mfaToken,
+      method: 'recovery_code',
+      code: recoveryCodes[0] ?? '',
     });
     expect(twoFactor.session.amr).toEqual(['pwd', 'otp', 'mfa']);
-    const again = await second.request('reauthenticate', {
-      body: { password: PASSWORD, method: 'recovery_code', code: recoveryCodes?.[1] ?? '' },
+    // Eleven minutes on, the session is stale: the call is prompted for, re-authenticated, and run again.
+    clock.advance(11 * 60_000);
+    const prompted: string[] = [];
+    const renewed = await second.withReauthentication(
+      () => second.regenerateRecoveryCodes(),
+      async ({ error, reauthenticate }) => {
+        prompted.push(error.code);
+        const state = await reauthenticate({
+          password: PASSWORD,
+          method: 'totp',
+          code: totpCode(secret, clock.now()),
+        });
+        expect(state.session.id).toBe(twoFactor.session.id);
+        return true;
+      },
+    );
+    expect(prompted).toEqual(['reauthentication_required']);
+    expect(renewed).toHaveLength(10);
+    expect(renewed).not.toContain(recoveryCodes[1]);
+    expect(await second.setSecurityPolicy({ requireMfa: true })).toEqual({ requireMfa: true });
+    // Joining a tenant that requires a factor: the invitation answers the enrolment step, which signs in.
+    const enrolleeEmail = uniqueEmail('enrollee');
+    const invitation = await inbox.receive(enrolleeEmail, () =>
+      second.createInvitation({ email: enrolleeEmail, role: 'member' }),
+    );
+    const { client: enrollee } = client();
+    const step = await enrollee.acceptInvitation({
+      token: TestInbox.tokenOf(invitation, '/accept-invitation'),
+      password: PASSWORD,
     });
-    expect(again.session.amr).toEqual(['pwd', 'otp', 'mfa']);
+    if (step.type !== 'mfa_setup_required') throw new Error(`expected mfa_setup_required, got ${step.type}`);
+    expect(await enrollee.getSession()).toBeNull();
+    const enrolment = await enrollee.setupTotp({ mfaToken: step.mfaToken });
+    const joinedEnrolled = await enrollee.confirmTotp({
+      mfaToken: step.mfaToken,
+      code: totpCode(enrolment.secret, clock.now()),
+    });
+    expect(joinedEnrolled.recoveryCodes).toHaveLength(10);
+    expect(joinedEnrolled.state?.session.amr).toEqual(['pwd', 'otp', 'mfa']);
+    expect((await enrollee.getMe()).mfa.totp).toBe(true);
+    // Its password alone now asks for the factor.
+    const { client: later } = client();
+    expect(await later.login({ email: enrolleeEmail, password: PASSWORD })).toMatchObject({
+      type: 'mfa_required',
+    });
+    await second.disableTotp().then(
+      () => expect.unreachable('the tenant requires a factor'),
+      (err: unknown) => expect(isTenantAuthClientError(err, 'mfa_required_by_tenant')).toBe(true),
+    );
 
     // Every operation of the document was called.
     const called = new Set(requests.map((r) => `${r.method} ${r.path}`));
@@ -332,7 +394,7 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
   it('refreshes on its timer shortly before the access token expires', async () => {
     const timers = new ManualTimers(clock);
     const { client: c, changes } = client({ timers, autoRefresh: true });
-    const state = await c.login({ email: (await registered()).email, password: PASSWORD });
+    const state = signedIn(await c.login({ email: (await registered()).email, password: PASSWORD }));
     expect(timers.nextAt()).toBe(state.accessTokenExpiresAt - 30_000);
     clock.set(timers.nextAt() ?? 0);
     timers.fireDue();

@@ -18,7 +18,10 @@ import './pages/account.js';
 import './pages/audit.js';
 import './pages/members.js';
 import './pages/public.js';
+import './pages/second-factor.js';
+import './pages/security.js';
 import './pages/sessions.js';
+import './pages/tenant-security.js';
 
 /** Redraws the header for the current session and page. */
 function drawHeader(): void {
@@ -56,8 +59,10 @@ function drawHeader(): void {
       {},
       h('li', {}, link('/account', 'Account')),
       h('li', {}, link('/sessions', 'Sessions')),
+      h('li', {}, link('/security', 'Security')),
       h('li', {}, link('/members', 'Members')),
       isAdmin() ? h('li', {}, link('/audit', 'Audit log')) : null,
+      isAdmin() ? h('li', {}, link('/organisation/security', 'Organisation security')) : null,
     ),
     h(
       'div',

@@ -16,7 +16,8 @@ export const PROBLEM_MESSAGES = {
   last_owner: 'Your organisation needs at least one owner. Make someone else an owner first.',
   mfa_required: 'Enter the code from your authenticator app.',
   mfa_setup_required: 'Your organisation requires two-step verification. Set it up to continue.',
-  reauthentication_required: 'Please confirm it is you: sign in again, then retry.',
+  reauthentication_required:
+    'This needs you to confirm it is you. Try again, and enter your password when asked.',
   mfa_required_by_tenant: 'Your organisation requires two-step verification: it cannot be turned off.',
   already_enabled: 'Two-step verification is already on.',
   mfa_not_enabled: 'Turn on two-step verification for your own account first.',
@@ -117,6 +118,7 @@ export function problemMessage(error: DescribableError): string {
 /** The sentence for one field error; `field` refines a few (a token field is a link, not an input). */
 export function fieldMessage(field: string, code: FieldErrorCode): string {
   if (code === 'too_short' && /password/i.test(field)) return 'Use at least 12 characters.';
+  if (code === 'incorrect' && field === 'code') return 'This code is not correct. Check it and try again.';
   if (code === 'email_taken' && field === 'newEmail') return 'Another account already uses this address.';
   if (code === 'email_taken' && field === 'token') return 'Another account now uses this email address.';
   if (code === 'email_taken' && field === 'email') return FIELD_MESSAGES.email_taken;

@@ -14,12 +14,15 @@ import type {
   Jwks,
   ListAuditEventsQuery,
   LoginRequest,
+  Me,
   Member,
   OperationId,
   OperationTypes,
   RegisterRequest,
   ResetPasswordRequest,
+  SecurityPolicy,
   Session,
+  SetSecurityPolicyRequest,
   Tenant,
   VerifyEmailRequest,
 } from './contract.generated.js';
@@ -27,19 +30,12 @@ import { isTenantAuthClientError } from './errors.js';
 import { type OperationMethods, operationMethods } from './operations.js';
 import { resolveOptions, type TenantAuthClientOptions } from './options.js';
 import { createRequests } from './requests.js';
+import { type SecondFactorMethods, secondFactorMethods } from './second-factor.js';
 import { ClientSession } from './session.js';
 import { type SessionChange, sessionListeners } from './session-change.js';
+import { challengeOf, type SignInResult } from './sign-in.js';
 import type { SessionState } from './tokens.js';
 import { createTransport } from './transport.js';
-
-/**
- * The result of signing in (login, accepting an invitation, a restored session): the session as the
- * client knows it, never a token.
- *
- * @example
- * const { user, session }: SignInResult = await client.login({ email, password });
- */
-export type SignInResult = SessionState;
 
 /**
  * The result of registration: the session, and the tenant it created.
@@ -67,22 +63,28 @@ export type RequestInput<K extends OperationId> = (OperationTypes[K]['params'] e
     : { body: OperationTypes[K]['body'] });
 
 /**
- * A client of the tenant-auth HTTP API (API.md, 1.0 and 1.1): every route as a typed method, with silent
- * refresh. Create it with {@link createTenantAuthClient}.
+ * A client of the tenant-auth HTTP API (API.md, 1.0 to 1.2): every route as a typed method named after
+ * its operation, with silent refresh. Create it with {@link createTenantAuthClient}.
  *
  * @example
  * const client = createTenantAuthClient({ baseUrl: '/api/v1', mode: 'cookie' });
  * await client.restore();
  * const sessions = await client.listSessions();
  */
-export interface TenantAuthClient {
+export interface TenantAuthClient extends SecondFactorMethods {
   readonly mode: 'cookie' | 'bearer';
 
   /** `POST /auth/register`: creates a tenant and its owner, and signs in. */
   register(body: RegisterRequest): Promise<RegisterResult>;
-  /** `POST /auth/login`. */
+  /**
+   * `POST /auth/login`: signed in, or the second-factor step before it (`mfa_required`,
+   * `mfa_setup_required`) as a result, never as an exception.
+   */
   login(body: LoginRequest): Promise<SignInResult>;
-  /** `POST /auth/invitations/accept`: creates the account in the inviting tenant, and signs in. */
+  /**
+   * `POST /auth/invitations/accept`: creates the account in the inviting tenant, and signs in; into a
+   * tenant that requires a second factor, the result is the `mfa_setup_required` step instead.
+   */
   acceptInvitation(body: AcceptInvitationRequest): Promise<SignInResult>;
   /** `POST /auth/refresh`, now (single-flight: concurrent calls share one request). */
   refresh(): Promise<SessionState>;
@@ -144,6 +146,15 @@ export interface TenantAuthClient {
   changeEmail(body: ChangeEmailRequest): Promise<void>;
   /** `POST /auth/email/change/confirm`. */
   confirmEmailChange(body: ConfirmEmailChangeRequest): Promise<void>;
+  /** `GET /users/me`: the caller, with their second factors (`mfa`). */
+  getMe(): Promise<Me>;
+  /** `GET /tenants/me/security` (admin): the tenant's security policy. */
+  getSecurityPolicy(): Promise<SecurityPolicy>;
+  /**
+   * `PATCH /tenants/me/security` (*recent*, owner). Turning `requireMfa` on revokes every session of
+   * the tenant without a second factor (the caller's own has one: they need a factor to turn it on).
+   */
+  setSecurityPolicy(body: SetSecurityPolicyRequest): Promise<SecurityPolicy>;
   /** `DELETE /users/me`; signs this client out. */
   deleteAccount(body: DeleteAccountRequest): Promise<void>;
 
@@ -194,6 +205,9 @@ const methodsMatchTheInterface: {
   deleteAccount: true,
   listAuditEvents: true,
   jwks: true,
+  getMe: true,
+  getSecurityPolicy: true,
+  setSecurityPolicy: true,
 };
 void methodsMatchTheInterface;
 
@@ -239,17 +253,29 @@ export function createTenantAuthClient(options: TenantAuthClientOptions): Tenant
     );
     return { data, state: await session.signedIn(data, receivedAt) };
   };
+  /** A sign-in whose answer may be the second-factor step: a result to switch on. */
+  const signInOrChallenge = async (operation: 'login' | 'acceptInvitation', body: object) => {
+    try {
+      const { state } = await signIn(operation, body as OperationTypes[typeof operation]['body']);
+      return { ...state, type: 'signed_in' } as const;
+    } catch (err) {
+      const challenge = challengeOf(err, resolved.clock.now());
+      if (challenge) return challenge;
+      throw err;
+    }
+  };
 
   return {
     ...plain,
+    ...secondFactorMethods(requests, session),
     mode,
 
     async register(body) {
       const { data, state } = await signIn('register', body);
       return { ...state, tenant: data.tenant };
     },
-    login: async (body) => (await signIn('login', body)).state,
-    acceptInvitation: async (body) => (await signIn('acceptInvitation', body)).state,
+    login: (body) => signInOrChallenge('login', body),
+    acceptInvitation: (body) => signInOrChallenge('acceptInvitation', body),
     refresh: () => session.refresh(null),
     restore: () => session.restore(),
     async logout() {

@@ -105,3 +105,8 @@ export function networkError(cause: unknown): TenantAuthClientError {
     cause,
   });
 }
+
+/** @internal The error of a refresh without a session to refresh. */
+export function notSignedIn(): TenantAuthClientError {
+  return new TenantAuthClientError('invalid_token', 'Not signed in.', { status: 401 });
+}

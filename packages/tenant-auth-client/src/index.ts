@@ -1,6 +1,6 @@
 // tenant-auth-client: a typed client of the tenant-auth HTTP API for browsers and Node, on fetch alone.
 
-export type { RegisterResult, RequestInput, SignInResult, TenantAuthClient } from './client.js';
+export type { RegisterResult, RequestInput, TenantAuthClient } from './client.js';
 export { createTenantAuthClient } from './client.js';
 export type {
   Accepted,
@@ -72,6 +72,13 @@ export {
 export type { BroadcastChannelLike, CrossTabMessage, CrossTabOptions, LockManagerLike } from './cross-tab.js';
 export { isTenantAuthClientError, TenantAuthClientError } from './errors.js';
 export type { ClientClock, ClientTimers, FetchLike, TenantAuthClientOptions } from './options.js';
+export type {
+  ReauthenticationPrompt,
+  ReauthenticationRequest,
+  SecondFactorMethods,
+  TotpConfirmResult,
+} from './second-factor.js';
 export type { SessionChange, SignOutReason } from './session-change.js';
+export type { MfaChallenge, MfaSetupChallenge, SignedIn, SignInResult } from './sign-in.js';
 export type { SessionState, TokenStorage, Tokens } from './tokens.js';
 export { memoryTokenStorage } from './tokens.js';

@@ -37,6 +37,9 @@ export const OPERATION_METHODS = {
   deleteAccount: { takes: 'body', returns: 'void' },
   listAuditEvents: { takes: 'query' },
   jwks: {},
+  getMe: {},
+  getSecurityPolicy: {},
+  setSecurityPolicy: { takes: 'body' },
 } as const satisfies { [K in OperationId]?: MethodRule<K> };
 
 type Rules = typeof OPERATION_METHODS;

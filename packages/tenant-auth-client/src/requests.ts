@@ -1,3 +1,4 @@
+import { EXPECTED_ANSWERS } from './answers.js';
 import { OPERATIONS, type OperationId } from './contract.generated.js';
 import { isTenantAuthClientError } from './errors.js';
 import type { Session, StaleMark } from './session.js';
@@ -29,7 +30,13 @@ export function createRequests(mode: 'cookie' | 'bearer', transport: Transport, 
     input: CallInput,
     options: Omit<CallOptions, 'credentials'> & { retry?: boolean } = {},
   ): Promise<Answer<K>> {
-    const { retry = true, ...callOptions } = options;
+    const { retry = true, expect, ...rest } = options;
+    const expected = EXPECTED_ANSWERS[operation];
+    const callOptions = {
+      ...rest,
+      // The operation's own shape (answers.ts), and what this caller needs on top (a token response).
+      expect: (data: unknown) => (expected?.(data) ?? true) && (expect?.(data) ?? true),
+    };
     const spec = OPERATIONS[operation];
     let mark: StaleMark | undefined;
     const credentials = async () => {
@@ -54,7 +61,7 @@ export function createRequests(mode: 'cookie' | 'bearer', transport: Transport, 
         if (isTenantAuthClientError(refreshError, 'invalid_token')) throw error;
         throw refreshError;
       }
-      return exchange(operation, input, { ...callOptions, retry: false });
+      return exchange(operation, input, { ...rest, ...(expect ? { expect } : {}), retry: false });
     }
   }
 

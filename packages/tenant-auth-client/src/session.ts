@@ -6,7 +6,7 @@ import {
   type PeerRefresh,
   peerRefresh,
 } from './cross-tab.js';
-import { isTenantAuthClientError, TenantAuthClientError } from './errors.js';
+import { isTenantAuthClientError, notSignedIn } from './errors.js';
 import type { ClientClock, ResolvedOptions } from './options.js';
 import { type RefreshTimer, refreshTimer } from './refresh-timer.js';
 import type { SessionListeners, SignOutReason } from './session-change.js';
@@ -57,6 +57,8 @@ export interface Session {
   isTokenResponse(data: unknown): data is TokenResponse;
   /** Records the token response of a sign-in. */
   signedIn(body: TokenResponse, receivedAt: number): Promise<SessionState>;
+  /** Runs `renew` (a re-authentication) when no refresh runs, under the refresh lock; records its tokens. */
+  renew(renew: () => Promise<{ data: TokenResponse; receivedAt: number }>): Promise<SessionState>;
   /** Forgets the session here (and in a shared storage: only `presentedRefreshToken`'s) and tells the other tabs. */
   end(change: SessionEnd, presentedRefreshToken?: string): Promise<void>;
   close(): void;
@@ -78,6 +80,7 @@ export class ClientSession implements Session {
   /** Counts the refreshes seen (local or another tab's): a request that failed before one may retry. */
   private generation = 0;
   private inflight: Promise<SessionState> | null = null;
+  private renewing: Promise<unknown> | null = null; // a re-authentication: it rotates the refresh token too
   private closed = false;
   private readonly timer: RefreshTimer;
   private readonly peer: PeerRefresh;
@@ -186,6 +189,20 @@ export class ClientSession implements Session {
     return this.received(body, receivedAt, 'signed_in');
   }
 
+  async renew(renew: () => Promise<{ data: TokenResponse; receivedAt: number }>): Promise<SessionState> {
+    await this.inflight?.catch(() => {});
+    const run = async () => {
+      const before = this.known?.session.id;
+      const { data, receivedAt } = await renew();
+      return this.received(data, receivedAt, before === data.session.id ? 'refreshed' : 'signed_in');
+    };
+    const running = this.exclusively(run).finally(() => {
+      if (this.renewing === running) this.renewing = null;
+    });
+    this.renewing = running;
+    return running;
+  }
+
   async end(change: SessionEnd, presentedRefreshToken?: string): Promise<void> {
     const before = this.known ?? (await this.current());
     if (this.mode === 'bearer') {
@@ -275,6 +292,7 @@ export class ClientSession implements Session {
   refresh(stale: StaleMark | null): Promise<SessionState> {
     if (this.inflight) return this.inflight;
     const run = async (): Promise<SessionState> => {
+      await this.renewing?.catch(() => {});
       const already = stale && (await this.refreshedSince(stale));
       if (already) return already;
       await this.peer.wait();
@@ -282,15 +300,17 @@ export class ClientSession implements Session {
       if (meanwhile) return meanwhile;
       return this.performRefresh();
     };
-    const locked = async () => {
-      const key = this.mode === 'cookie' ? 'cookie' : ((await this.storage.get())?.session.id ?? 'none');
-      const locks = this.crossTab?.locks;
-      return locks ? locks.request(`refresh:${key}`, run) : run();
-    };
-    this.inflight = locked().finally(() => {
+    this.inflight = this.exclusively(run).finally(() => {
       this.inflight = null;
     });
     return this.inflight;
+  }
+
+  /** Runs `run` holding the refresh lock of the session across tabs (Web Locks), when there is one. */
+  private async exclusively(run: () => Promise<SessionState>): Promise<SessionState> {
+    const key = this.mode === 'cookie' ? 'cookie' : ((await this.storage.get())?.session.id ?? 'none');
+    const locks = this.crossTab?.locks;
+    return locks ? locks.request(`refresh:${key}`, run) : run();
   }
 
   private async performRefresh(): Promise<SessionState> {
@@ -376,8 +396,4 @@ export class ClientSession implements Session {
     this.timer.close();
     this.crossTab?.close();
   }
-}
-
-function notSignedIn(): TenantAuthClientError {
-  return new TenantAuthClientError('invalid_token', 'Not signed in.', { status: 401 });
 }

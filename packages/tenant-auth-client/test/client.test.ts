@@ -67,7 +67,8 @@ describe('createTenantAuthClient', () => {
 describe('bearer mode', () => {
   it('signs in, keeps the tokens out of the result, and sends them as Authorization: Bearer', async () => {
     const { api, client, changes } = setup();
-    const result = await client.login(CREDENTIALS);
+    const { type, ...result } = await client.login(CREDENTIALS);
+    expect(type).toBe('signed_in');
     expect(result).toEqual({
       user: USER,
       // API 1.2: the session says how it was authenticated, and when.

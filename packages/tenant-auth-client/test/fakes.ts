@@ -180,7 +180,8 @@ export class FakeApi {
     return token !== undefined && token === this.acceptedAccess;
   }
 
-  private signIn(status: number, extra: Record<string, unknown> = {}): Response {
+  /** A new token response (a sign-in, a re-authentication), the tokens before it no longer accepted. */
+  signIn(status: number, extra: Record<string, unknown> = {}): Response {
     this.generation += 1;
     this.revoked = false;
     this.rotatedAt = this.time.now();

@@ -3,6 +3,7 @@ import { isTenantAuthClientError } from 'tenant-auth-client';
 import { addRoute, announce, client, flashNext, heading, navigate, state, takeToken } from '../app.js';
 import { field, formAlert, h, onSubmit } from '../dom.js';
 import { problemMessage } from '../messages.js';
+import { continueSignIn } from './second-factor.js';
 
 const PASSWORD_HINT = 'At least 12 characters. A passphrase of a few unrelated words works well.';
 
@@ -54,8 +55,8 @@ addRoute('/sign-in', {
         h('button', { type: 'submit' }, 'Sign in'),
       ),
       async ({ email = '', password = '' }) => {
-        await client.login({ email, password });
-        await navigate(nextPath(params), { replace: true });
+        // Signed in, or on to the second step (a code, or the enrolment the organisation requires).
+        await continueSignIn(await client.login({ email, password }), nextPath(params));
       },
     );
     const title = heading('Sign in');
@@ -312,10 +313,11 @@ addRoute('/accept-invitation', {
         h('button', { type: 'submit' }, 'Accept invitation'),
       ),
       async ({ password = '' }) => {
-        const session = await client.acceptInvitation({ token, password });
+        const result = await client.acceptInvitation({ token, password });
         state.tenant = null;
-        flashNext(`Welcome aboard! You joined as ${session.user.email}.`);
-        await navigate('/account', { replace: true });
+        // Into an organisation that requires two-step verification, the account is made but set up first.
+        const who = result.type === 'signed_in' ? result.user.email : 'a member';
+        await continueSignIn(result, '/account', `Welcome aboard! You joined as ${who}.`);
       },
     );
     main.append(

@@ -1,0 +1,44 @@
+import type { OperationId } from './contract.generated.js';
+
+type Check = (data: unknown) => boolean;
+type Fields = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Fields => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
+const isCount = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isCodes = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every(isString);
+
+/** `{secret, otpauthUri}`: what a page needs to draw the QR code, and the key to type by hand. */
+const isTotpSetup: Check = (d) =>
+  isObject(d) && isString(d.secret) && isString(d.otpauthUri) && d.otpauthUri.startsWith('otpauth://totp/');
+
+/** `{recoveryCodes}`: codes, or `null` (only a confirmation may keep the earlier ones). */
+const hasRecoveryCodes =
+  (nullable: boolean): Check =>
+  (d) =>
+    isObject(d) && (isCodes(d.recoveryCodes) || (nullable && d.recoveryCodes === null));
+
+const isMe: Check = (d) =>
+  isObject(d) &&
+  isString(d.id) &&
+  isString(d.email) &&
+  isObject(d.mfa) &&
+  typeof d.mfa.totp === 'boolean' &&
+  isCount(d.mfa.passkeys) &&
+  isCount(d.mfa.recoveryCodesRemaining);
+
+const isSecurityPolicy: Check = (d) => isObject(d) && typeof d.requireMfa === 'boolean';
+
+/**
+ * @internal What the body of a success must hold, beyond a JSON object, for the operations whose answers
+ * a page acts on (the token responses are checked by the session, in the mode's terms). An answer that
+ * fails is an `http_error`, as a proxy's page would be, never a half-read value.
+ */
+export const EXPECTED_ANSWERS: { [K in OperationId]?: Check } = {
+  setupTotp: isTotpSetup,
+  confirmTotp: hasRecoveryCodes(true),
+  regenerateRecoveryCodes: hasRecoveryCodes(false),
+  getMe: isMe,
+  getSecurityPolicy: isSecurityPolicy,
+  setSecurityPolicy: isSecurityPolicy,
+};
