@@ -110,8 +110,11 @@ export function secondFactorMethods(requests: Requests, session: Session): Secon
     );
     return { data, state: await session.signedIn(data as TokenResponse, receivedAt) };
   };
+  // No refresh and retry after a 401 (`retry: false`): that refresh would wait for this renewal.
   const reauthenticate = (body: ReauthenticateRequest) =>
-    session.renew(() => requests.exchange('reauthenticate', { body }, { expect: session.isTokenResponse }));
+    session.renew(() =>
+      requests.exchange('reauthenticate', { body }, { expect: session.isTokenResponse, retry: false }),
+    );
 
   return {
     verifyMfa: async (body) => (await signIn('verifyMfa', body)).state,
