@@ -41,7 +41,7 @@ export interface TotpConfirmResult {
  *   return true;
  * };
  */
-export interface ReauthenticationRequest {
+export interface ReauthenticationContext {
   /** The `reauthentication_required` refusal of the call. */
   error: TenantAuthClientError;
   /** `client.reauthenticate`: throws on a wrong answer (`validation_failed`), so the prompt can say it. */
@@ -52,9 +52,9 @@ export interface ReauthenticationRequest {
  * Asks the user to prove who they are again (a dialog), for {@link SecondFactorMethods.withReauthentication}.
  *
  * @example
- * await client.withReauthentication(() => client.disableTotp(), (request) => dialog.open(request));
+ * await client.withReauthentication(() => client.disableTotp(), (context) => dialog.open(context));
  */
-export type ReauthenticationPrompt = (request: ReauthenticationRequest) => Promise<boolean>;
+export type ReauthenticationPrompt = (context: ReauthenticationContext) => Promise<boolean>;
 
 /**
  * The client's methods for API 1.2's second factor and recent authentication. Each is named after its
