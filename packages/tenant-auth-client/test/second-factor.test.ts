@@ -134,8 +134,15 @@ describe('signing in with a second factor', () => {
     expect(await caught(client.regenerateRecoveryCodes())).toMatchObject({ code: 'http_error' });
     api.routes.set('GET /api/v1/tenants/me/security', () => json(200, { requireMfa: 'yes' }));
     expect(await caught(client.getSecurityPolicy())).toMatchObject({ code: 'http_error' });
-    api.routes.set('GET /api/v1/users/me', () => json(200, { ...USER, createdAt: 'x' }));
-    expect(await caught(client.getMe())).toMatchObject({ code: 'http_error' });
+    // A whole user whose `mfa` is not what a page reads (without `mfa` at all, as the user of a 1.1 server).
+    const me = { ...USER, createdAt: '2026-05-01T12:00:00.000Z' };
+    const mfa = { totp: false, passkeys: 0, recoveryCodesRemaining: 0 };
+    api.routes.set('GET /api/v1/users/me', () => json(200, { ...me, mfa }));
+    expect(await client.getMe()).toEqual({ ...me, mfa });
+    for (const wrong of [undefined, { ...mfa, totp: 'no' }, { ...mfa, recoveryCodesRemaining: -1 }]) {
+      api.routes.set('GET /api/v1/users/me', () => json(200, { ...me, mfa: wrong }));
+      expect(await caught(client.getMe()), JSON.stringify(wrong)).toMatchObject({ code: 'http_error' });
+    }
   });
 });
 
