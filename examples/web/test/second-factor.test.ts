@@ -236,6 +236,26 @@ describe('the example web app: two-step verification', () => {
     await page.getByRole('link', { name: 'Security', exact: true }).click();
     await expect.poll(() => page.locator('#recovery-codes-remaining').textContent()).toContain('9 unused');
     expect(await leftovers(page, [secret, ...codes, ...fresh, challenge.mfaToken])).toEqual([]);
+
+    // Five wrong answers end the step: the next one leads back to the password, not to the same form.
+    await signOut(page);
+    await signIn(page, email);
+    await heading(page, 'Two-step verification');
+    for (let wrong = 1; wrong <= 5; wrong++) {
+      await page.getByLabel('Authentication code').fill('000000');
+      await page.getByRole('button', { name: 'Verify' }).click();
+      await expect
+        .poll(() => page.locator('.field-error:not([hidden])').textContent())
+        .toContain('This code is not correct');
+    }
+    // Any answer now, even a right one (not computed here: the next step may be minutes away).
+    await page.getByLabel('Authentication code').fill('111111');
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByText('This sign-in has expired or was already used.').waitFor();
+    expect(await page.getByRole('button', { name: 'Verify' }).count()).toBe(0);
+    expect(await focused(page.getByRole('heading', { level: 1, name: 'Two-step verification' }))).toBe(true);
+    await page.locator('#main').getByRole('link', { name: 'Sign in', exact: true }).click();
+    await heading(page, 'Sign in');
     await context.close();
   });
 
