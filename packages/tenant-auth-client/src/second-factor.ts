@@ -102,11 +102,13 @@ export interface SecondFactorMethods {
 
 /** @internal The methods of {@link SecondFactorMethods} of a client. */
 export function secondFactorMethods(requests: Requests, session: Session): SecondFactorMethods {
-  const signIn = async (operation: 'verifyMfa' | 'confirmTotp', body: object) => {
+  // With an `mfaToken`, a 401 refuses that token, not the session the client may hold: no refresh, no retry.
+  const byToken = (body: { mfaToken?: string }) => (body.mfaToken === undefined ? {} : { retry: false });
+  const signIn = async (operation: 'verifyMfa' | 'confirmTotp', body: { mfaToken?: string }) => {
     const { data, receivedAt } = await requests.exchange(
       operation,
       { body },
-      { expect: session.isTokenResponse },
+      { expect: session.isTokenResponse, ...byToken(body) },
     );
     return { data, state: await session.signedIn(data as TokenResponse, receivedAt) };
   };
@@ -119,7 +121,7 @@ export function secondFactorMethods(requests: Requests, session: Session): Secon
   return {
     verifyMfa: async (body) => (await signIn('verifyMfa', body)).state,
     setupTotp: async (body = {}) => {
-      const { data } = await requests.exchange('setupTotp', { body });
+      const { data } = await requests.exchange('setupTotp', { body }, byToken(body));
       return { secret: data.secret, otpauthUri: data.otpauthUri };
     },
     async confirmTotp(body) {

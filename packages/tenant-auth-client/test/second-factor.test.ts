@@ -125,6 +125,20 @@ describe('signing in with a second factor', () => {
     expect(await client.confirmTotp({ code: '654321' })).toEqual({ recoveryCodes: null, state: null });
   });
 
+  it('an expired mfaToken of an enrolment is its refusal: no refresh of the session the client holds', async () => {
+    const { api, client } = setup();
+    await client.login(CREDENTIALS);
+    const expired = () => problem(401, 'invalid_token');
+    api.routes.set('POST /api/v1/auth/mfa/totp/setup', expired);
+    api.routes.set('POST /api/v1/auth/mfa/totp/confirm', expired);
+    expect((await caught(client.setupTotp({ mfaToken: MFA_TOKEN }))).code).toBe('invalid_token');
+    expect((await caught(client.confirmTotp({ mfaToken: MFA_TOKEN, code: '123456' }))).code).toBe(
+      'invalid_token',
+    );
+    expect(api.refreshCalls()).toHaveLength(0);
+    expect(api.calls.filter((c) => c.path.startsWith('/api/v1/auth/mfa/'))).toHaveLength(2);
+  });
+
   it('checks the answers a page acts on: a setup without its secret is an http_error', async () => {
     const { api, client } = setup();
     await client.login(CREDENTIALS);
