@@ -302,7 +302,15 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     );
     expect(prompted).toEqual(['reauthentication_required']);
     expect(renewed).toHaveLength(10);
-    expect(renewed).not.toContain(recoveryCodes[1]);
+    // The new set voided the old one: an unused code of the old set is refused, one of the new set signs in.
+    const { client: phone } = client();
+    const onPhone = await phone.login({ email: secondEmail, password: PASSWORD });
+    if (onPhone.type !== 'mfa_required') throw new Error(`expected mfa_required, got ${onPhone.type}`);
+    const voided = { mfaToken: onPhone.mfaToken, method: 'recovery_code' as const };
+    expect((await caught(phone.verifyMfa({ ...voided, code: recoveryCodes[1] ?? '' }))).errors).toEqual([
+      expect.objectContaining({ field: 'code', code: 'incorrect' }),
+    ]);
+    expect((await phone.verifyMfa({ ...voided, code: renewed[0] ?? '' })).user.email).toBe(secondEmail);
     expect(await second.setSecurityPolicy({ requireMfa: true })).toEqual({ requireMfa: true });
     // Joining a tenant that requires a factor: the invitation answers the enrolment step, which signs in.
     const enrolleeEmail = uniqueEmail('enrollee');
@@ -389,6 +397,30 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     expect(refreshes()).toHaveLength(1);
     expect(requests.filter((r) => r.status === 401)).toHaveLength(10);
     expect(changes.map((x) => x.type)).toEqual(['signed_in', 'refreshed']);
+  });
+
+  it('re-authenticates a session whose access token expired: refreshed first, then renewed, never stuck', async () => {
+    const { client: c, changes } = client();
+    const state = signedIn(await c.login({ email: (await registered()).email, password: PASSWORD }));
+    // A re-authentication dialog left open for 16 minutes: the access token expired meanwhile.
+    clock.advance(16 * 60_000);
+    requests = [];
+    let stuck: ReturnType<typeof setTimeout> | undefined;
+    const renewed = await Promise.race([
+      c.reauthenticate({ password: PASSWORD }),
+      new Promise<never>((_, reject) => {
+        stuck = setTimeout(() => reject(new Error('reauthenticate never finished')), 5_000);
+      }),
+    ]).finally(() => clearTimeout(stuck));
+    expect(renewed.session.id).toBe(state.session.id);
+    expect(requests.map((r) => `${r.path} ${r.status}`)).toEqual([
+      '/api/v1/auth/refresh 200',
+      '/api/v1/auth/reauthenticate 200',
+    ]);
+    expect(changes.map((x) => x.type)).toEqual(['signed_in', 'refreshed', 'refreshed']);
+    // The renewed refresh token is the one the client presents next: no replay, the session goes on.
+    await c.refresh();
+    expect((await c.listSessions()).filter((s) => s.current)).toHaveLength(1);
   });
 
   it('refreshes on its timer shortly before the access token expires', async () => {

@@ -73,8 +73,8 @@ export type { BroadcastChannelLike, CrossTabMessage, CrossTabOptions, LockManage
 export { isTenantAuthClientError, TenantAuthClientError } from './errors.js';
 export type { ClientClock, ClientTimers, FetchLike, TenantAuthClientOptions } from './options.js';
 export type {
+  ReauthenticationContext,
   ReauthenticationPrompt,
-  ReauthenticationRequest,
   SecondFactorMethods,
   TotpConfirmResult,
 } from './second-factor.js';

@@ -41,7 +41,7 @@ export interface TotpConfirmResult {
  *   return true;
  * };
  */
-export interface ReauthenticationRequest {
+export interface ReauthenticationContext {
   /** The `reauthentication_required` refusal of the call. */
   error: TenantAuthClientError;
   /** `client.reauthenticate`: throws on a wrong answer (`validation_failed`), so the prompt can say it. */
@@ -52,9 +52,9 @@ export interface ReauthenticationRequest {
  * Asks the user to prove who they are again (a dialog), for {@link SecondFactorMethods.withReauthentication}.
  *
  * @example
- * await client.withReauthentication(() => client.disableTotp(), (request) => dialog.open(request));
+ * await client.withReauthentication(() => client.disableTotp(), (context) => dialog.open(context));
  */
-export type ReauthenticationPrompt = (request: ReauthenticationRequest) => Promise<boolean>;
+export type ReauthenticationPrompt = (context: ReauthenticationContext) => Promise<boolean>;
 
 /**
  * The client's methods for API 1.2's second factor and recent authentication. Each is named after its
@@ -102,21 +102,26 @@ export interface SecondFactorMethods {
 
 /** @internal The methods of {@link SecondFactorMethods} of a client. */
 export function secondFactorMethods(requests: Requests, session: Session): SecondFactorMethods {
-  const signIn = async (operation: 'verifyMfa' | 'confirmTotp', body: object) => {
+  // With an `mfaToken`, a 401 refuses that token, not the session the client may hold: no refresh, no retry.
+  const byToken = (body: { mfaToken?: string }) => (body.mfaToken === undefined ? {} : { retry: false });
+  const signIn = async (operation: 'verifyMfa' | 'confirmTotp', body: { mfaToken?: string }) => {
     const { data, receivedAt } = await requests.exchange(
       operation,
       { body },
-      { expect: session.isTokenResponse },
+      { expect: session.isTokenResponse, ...byToken(body) },
     );
     return { data, state: await session.signedIn(data as TokenResponse, receivedAt) };
   };
+  // No refresh and retry after a 401 (`retry: false`): that refresh would wait for this renewal.
   const reauthenticate = (body: ReauthenticateRequest) =>
-    session.renew(() => requests.exchange('reauthenticate', { body }, { expect: session.isTokenResponse }));
+    session.renew(() =>
+      requests.exchange('reauthenticate', { body }, { expect: session.isTokenResponse, retry: false }),
+    );
 
   return {
     verifyMfa: async (body) => (await signIn('verifyMfa', body)).state,
     setupTotp: async (body = {}) => {
-      const { data } = await requests.exchange('setupTotp', { body });
+      const { data } = await requests.exchange('setupTotp', { body }, byToken(body));
       return { secret: data.secret, otpauthUri: data.otpauthUri };
     },
     async confirmTotp(body) {

@@ -8,6 +8,7 @@ import {
 } from './cross-tab.js';
 import { isTenantAuthClientError, notSignedIn } from './errors.js';
 import type { ClientClock, ResolvedOptions } from './options.js';
+import { refreshQueue } from './refresh-queue.js';
 import { type RefreshTimer, refreshTimer } from './refresh-timer.js';
 import type { SessionListeners, SignOutReason } from './session-change.js';
 import {
@@ -57,7 +58,7 @@ export interface Session {
   isTokenResponse(data: unknown): data is TokenResponse;
   /** Records the token response of a sign-in. */
   signedIn(body: TokenResponse, receivedAt: number): Promise<SessionState>;
-  /** Runs `renew` (a re-authentication) when no refresh runs, under the refresh lock; records its tokens. */
+  /** Runs `renew` (a re-authentication: no retry after a 401) in the refresh queue and lock; records its tokens. */
   renew(renew: () => Promise<{ data: TokenResponse; receivedAt: number }>): Promise<SessionState>;
   /** Forgets the session here (and in a shared storage: only `presentedRefreshToken`'s) and tells the other tabs. */
   end(change: SessionEnd, presentedRefreshToken?: string): Promise<void>;
@@ -80,7 +81,10 @@ export class ClientSession implements Session {
   /** Counts the refreshes seen (local or another tab's): a request that failed before one may retry. */
   private generation = 0;
   private inflight: Promise<SessionState> | null = null;
-  private renewing: Promise<unknown> | null = null; // a re-authentication: it rotates the refresh token too
+  /** Runs a refresh or re-authentication after those before it, under the session's Web Lock (refresh-queue.ts). */
+  private readonly exclusively: <T>(run: () => Promise<T>) => Promise<T>;
+  /** A re-authentication runs: no refresh before a request (queued behind it, it would wait forever). */
+  private renewHeld = false;
   private closed = false;
   private readonly timer: RefreshTimer;
   private readonly peer: PeerRefresh;
@@ -105,6 +109,9 @@ export class ClientSession implements Session {
     this.crossTab = openCrossTab(options.crossTab, (message) => {
       void this.onPeer(message);
     });
+    this.exclusively = refreshQueue(this.crossTab?.locks ?? null, async () =>
+      this.mode === 'cookie' ? 'cookie' : ((await this.storage.get())?.session.id ?? 'none'),
+    );
   }
 
   // --- time ------------------------------------------------------------------------------------------
@@ -120,6 +127,9 @@ export class ClientSession implements Session {
   }
   private isExpired(state: SessionState): boolean {
     return this.clock.now() >= state.accessTokenExpiresAt - EXPIRY_SLACK_MS;
+  }
+  private mayRefreshFirst(state: SessionState): boolean {
+    return !this.renewHeld && this.isExpired(state) && !this.refreshExpired(state);
   }
   private refreshExpired(state: SessionState): boolean {
     return this.clock.now() >= state.refreshTokenExpiresAt;
@@ -190,17 +200,15 @@ export class ClientSession implements Session {
   }
 
   async renew(renew: () => Promise<{ data: TokenResponse; receivedAt: number }>): Promise<SessionState> {
-    await this.inflight?.catch(() => {});
-    const run = async () => {
+    await this.credentials('access'); // an expired token first: inside, its refresh would wait for this
+    return this.exclusively(async () => {
+      this.renewHeld = true;
       const before = this.known?.session.id;
-      const { data, receivedAt } = await renew();
+      const { data, receivedAt } = await renew().finally(() => {
+        this.renewHeld = false;
+      });
       return this.received(data, receivedAt, before === data.session.id ? 'refreshed' : 'signed_in');
-    };
-    const running = this.exclusively(run).finally(() => {
-      if (this.renewing === running) this.renewing = null;
     });
-    this.renewing = running;
-    return running;
   }
 
   async end(change: SessionEnd, presentedRefreshToken?: string): Promise<void> {
@@ -292,7 +300,6 @@ export class ClientSession implements Session {
   refresh(stale: StaleMark | null): Promise<SessionState> {
     if (this.inflight) return this.inflight;
     const run = async (): Promise<SessionState> => {
-      await this.renewing?.catch(() => {});
       const already = stale && (await this.refreshedSince(stale));
       if (already) return already;
       await this.peer.wait();
@@ -304,13 +311,6 @@ export class ClientSession implements Session {
       this.inflight = null;
     });
     return this.inflight;
-  }
-
-  /** Runs `run` holding the refresh lock of the session across tabs (Web Locks), when there is one. */
-  private async exclusively(run: () => Promise<SessionState>): Promise<SessionState> {
-    const key = this.mode === 'cookie' ? 'cookie' : ((await this.storage.get())?.session.id ?? 'none');
-    const locks = this.crossTab?.locks;
-    return locks ? locks.request(`refresh:${key}`, run) : run();
   }
 
   private async performRefresh(): Promise<SessionState> {
@@ -348,7 +348,7 @@ export class ClientSession implements Session {
     const none = () => ({ headers: {}, mark: { accessToken: undefined, generation: this.generation } });
     if (this.mode === 'cookie') {
       const state = this.cookieState;
-      if (auth === 'access' && state && this.isExpired(state) && !this.refreshExpired(state)) {
+      if (auth === 'access' && state && this.mayRefreshFirst(state)) {
         await this.refresh({ accessToken: undefined, generation: this.generation }).catch(() => {});
       }
       return none();
@@ -360,7 +360,7 @@ export class ClientSession implements Session {
       if (!tokens) return none();
       return { ...none(), headers: { authorization: `Bearer ${tokens.refreshToken}` } };
     }
-    if (tokens && this.isExpired(tokens) && !this.refreshExpired(tokens)) {
+    if (tokens && this.mayRefreshFirst(tokens)) {
       await this.refresh({ accessToken: tokens.accessToken, generation: this.generation }).catch(() => {});
       tokens = await this.storage.get();
     }

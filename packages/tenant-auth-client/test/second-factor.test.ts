@@ -6,7 +6,7 @@ import {
   type TenantAuthClient,
   TenantAuthClientError,
 } from '../src/index.js';
-import { FakeApi, FakeTime, json, problem, settle, USER } from './fakes.js';
+import { FakeApi, FakeLocks, FakeTime, json, problem, settle, USER } from './fakes.js';
 
 // The second-factor steps against a fake server for what the reference server never answers (malformed
 // challenges, unknown factors); the real flows run against it in examples/server/test/client.test.ts.
@@ -21,17 +21,18 @@ afterEach(() => {
   clients = [];
 });
 
-function setup() {
+function setup(options: { mode?: 'bearer' | 'cookie'; locks?: boolean } = {}) {
   const time = new FakeTime();
   const api = new FakeApi(time);
   const changes: SessionChange[] = [];
   const client = createTenantAuthClient({
     baseUrl: BASE,
-    mode: 'bearer',
+    mode: options.mode ?? 'bearer',
     fetch: api.fetch,
     clock: time,
     timers: time,
-    crossTab: false,
+    autoRefresh: false,
+    crossTab: options.locks ? { locks: new FakeLocks(), channel: null } : false,
     onSessionChange: (change) => changes.push(change),
   });
   clients.push(client);
@@ -124,6 +125,20 @@ describe('signing in with a second factor', () => {
     expect(await client.confirmTotp({ code: '654321' })).toEqual({ recoveryCodes: null, state: null });
   });
 
+  it('an expired mfaToken of an enrolment is its refusal: no refresh of the session the client holds', async () => {
+    const { api, client } = setup();
+    await client.login(CREDENTIALS);
+    const expired = () => problem(401, 'invalid_token');
+    api.routes.set('POST /api/v1/auth/mfa/totp/setup', expired);
+    api.routes.set('POST /api/v1/auth/mfa/totp/confirm', expired);
+    expect((await caught(client.setupTotp({ mfaToken: MFA_TOKEN }))).code).toBe('invalid_token');
+    expect((await caught(client.confirmTotp({ mfaToken: MFA_TOKEN, code: '123456' }))).code).toBe(
+      'invalid_token',
+    );
+    expect(api.refreshCalls()).toHaveLength(0);
+    expect(api.calls.filter((c) => c.path.startsWith('/api/v1/auth/mfa/'))).toHaveLength(2);
+  });
+
   it('checks the answers a page acts on: a setup without its secret is an http_error', async () => {
     const { api, client } = setup();
     await client.login(CREDENTIALS);
@@ -133,8 +148,15 @@ describe('signing in with a second factor', () => {
     expect(await caught(client.regenerateRecoveryCodes())).toMatchObject({ code: 'http_error' });
     api.routes.set('GET /api/v1/tenants/me/security', () => json(200, { requireMfa: 'yes' }));
     expect(await caught(client.getSecurityPolicy())).toMatchObject({ code: 'http_error' });
-    api.routes.set('GET /api/v1/users/me', () => json(200, { ...USER, createdAt: 'x' }));
-    expect(await caught(client.getMe())).toMatchObject({ code: 'http_error' });
+    // A whole user whose `mfa` is not what a page reads (without `mfa` at all, as the user of a 1.1 server).
+    const me = { ...USER, createdAt: '2026-05-01T12:00:00.000Z' };
+    const mfa = { totp: false, passkeys: 0, recoveryCodesRemaining: 0 };
+    api.routes.set('GET /api/v1/users/me', () => json(200, { ...me, mfa }));
+    expect(await client.getMe()).toEqual({ ...me, mfa });
+    for (const wrong of [undefined, { ...mfa, totp: 'no' }, { ...mfa, recoveryCodesRemaining: -1 }]) {
+      api.routes.set('GET /api/v1/users/me', () => json(200, { ...me, mfa: wrong }));
+      expect(await caught(client.getMe()), JSON.stringify(wrong)).toMatchObject({ code: 'http_error' });
+    }
   });
 });
 
@@ -198,6 +220,75 @@ describe('recent authentication', () => {
     expect(api.refreshCalls().map((c) => c.body)).toEqual([
       { refreshToken: api.refresh(api.generation - 1) },
     ]);
+    expect(api.revoked).toBe(false);
+  });
+
+  // A dialog may stay open longer than an access token lives (or the tab slept): the re-authentication
+  // then meets an expired token. Its refresh must not wait for the re-authentication that waits for it.
+  for (const [mode, locks] of [
+    ['bearer', false],
+    ['bearer', true],
+    ['cookie', false],
+    ['cookie', true],
+  ] as const) {
+    it(`reauthenticate with an expired access token refreshes it first, and finishes (${mode}, ${locks ? 'Web Locks' : 'no locks'})`, async () => {
+      const { time, api, client } = setup({ mode, locks });
+      await client.login(CREDENTIALS);
+      api.routes.set('POST /api/v1/auth/reauthenticate', () => api.signIn(200));
+      await time.advance((api.accessTtl + 60) * 1000);
+      const outcome = await Promise.race([
+        client.reauthenticate({ password: CREDENTIALS.password }).then(
+          () => 'renewed',
+          (err: unknown) => `refused: ${String(err)}`,
+        ),
+        settle(50).then(() => 'stuck'),
+      ]);
+      expect(outcome).toBe('renewed');
+      expect(api.calls.map((c) => c.path).slice(-2)).toEqual([
+        '/api/v1/auth/refresh',
+        '/api/v1/auth/reauthenticate',
+      ]);
+      expect(api.revoked).toBe(false);
+    });
+  }
+
+  it('a re-authentication refused with invalid_token throws it instead of waiting for itself', async () => {
+    const { api, client } = setup({ locks: true });
+    await client.login(CREDENTIALS);
+    api.routes.set('POST /api/v1/auth/reauthenticate', () => problem(401, 'invalid_token'));
+    const outcome = await Promise.race([
+      caught(client.reauthenticate({ password: CREDENTIALS.password })).then((err) => err.code),
+      settle(50).then(() => 'stuck'),
+    ]);
+    expect(outcome).toBe('invalid_token');
+  });
+
+  it('two re-authentications at once run one after the other, the second with the token of the first', async () => {
+    const { api, client } = setup();
+    await client.login(CREDENTIALS);
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    let first = true;
+    api.routes.set('POST /api/v1/auth/reauthenticate', async () => {
+      if (first) {
+        first = false;
+        await answered;
+      }
+      return api.signIn(200);
+    });
+    const one = client.reauthenticate({ password: CREDENTIALS.password });
+    const two = client.reauthenticate({ password: CREDENTIALS.password });
+    await settle();
+    expect(api.calls.filter((c) => c.path === '/api/v1/auth/reauthenticate')).toHaveLength(1);
+    answer();
+    await Promise.all([one, two]);
+    const [, second] = api.calls.filter((c) => c.path === '/api/v1/auth/reauthenticate');
+    expect(second?.headers.authorization).toBe(`Bearer ${api.access(api.generation - 1)}`);
+    // The tokens kept are the last ones the server gave: a refresh presents no rotated token.
+    expect(await client.getAccessToken()).toBe(api.access());
+    await client.refresh();
     expect(api.revoked).toBe(false);
   });
 

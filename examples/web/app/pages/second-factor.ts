@@ -2,7 +2,12 @@
 // password said `mfa_required`), and the enrolment an organisation that requires two-step verification
 // forces (after the password or an invitation said `mfa_setup_required`). The `mfaToken` of the step
 // stays in this module's memory: never in the address, storage or the page.
-import type { MfaChallenge, MfaSetupChallenge, SignInResult } from 'tenant-auth-client';
+import {
+  isTenantAuthClientError,
+  type MfaChallenge,
+  type MfaSetupChallenge,
+  type SignInResult,
+} from 'tenant-auth-client';
 import { addRoute, client, flashNext, heading, navigate, state } from '../app.js';
 import { formAlert, h, onSubmit } from '../dom.js';
 import { codeField } from '../reauthentication.js';
@@ -50,6 +55,22 @@ function expired(main: HTMLElement, title: string): void {
   );
 }
 
+/**
+ * Runs an answer to the step; when the server says its `mfaToken` is over (expired, used, or five wrong
+ * answers: `invalid_token`), the step is replaced by the way back to the password instead of a form
+ * that can no longer succeed.
+ */
+async function answering(main: HTMLElement, title: string, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (err) {
+    if (!isTenantAuthClientError(err, 'invalid_token')) throw err;
+    main.replaceChildren();
+    expired(main, title);
+    main.querySelector<HTMLElement>('h1')?.focus();
+  }
+}
+
 /** Once in: the message, then the page that asked for the sign-in. */
 async function finish(next: string, welcome: string | undefined): Promise<void> {
   pending = null;
@@ -89,10 +110,11 @@ addRoute('/sign-in/verify', {
         formAlert(),
         h('button', { type: 'submit' }, 'Verify'),
       ),
-      async ({ code = '' }) => {
-        await client.verifyMfa({ mfaToken: challenge.mfaToken, method, code: code.trim() });
-        await finish(step.next, step.welcome);
-      },
+      ({ code = '' }) =>
+        answering(main, 'Two-step verification', async () => {
+          await client.verifyMfa({ mfaToken: challenge.mfaToken, method, code: code.trim() });
+          await finish(step.next, step.welcome);
+        }),
     );
     const title = heading('Two-step verification');
     title.id = 'verify-title';
@@ -133,13 +155,20 @@ addRoute('/sign-in/set-up', {
         body,
       ),
     );
-    const setup = await client.setupTotp({ mfaToken });
-    body.replaceChildren(
-      totpSetup(setup, async (code) => {
-        const { recoveryCodes } = await client.confirmTotp({ mfaToken, code });
-        if (!state.session || recoveryCodes === null) return finish(step.next, step.welcome);
-        body.replaceChildren(recoveryCodesPanel(recoveryCodes, () => void finish(step.next, step.welcome)));
-      }),
-    );
+    const title = 'Set up two-step verification';
+    await answering(main, title, async () => {
+      const setup = await client.setupTotp({ mfaToken });
+      body.replaceChildren(
+        totpSetup(setup, (code) =>
+          answering(main, title, async () => {
+            const { recoveryCodes } = await client.confirmTotp({ mfaToken, code });
+            if (!state.session || recoveryCodes === null) return finish(step.next, step.welcome);
+            body.replaceChildren(
+              recoveryCodesPanel(recoveryCodes, () => void finish(step.next, step.welcome)),
+            );
+          }),
+        ),
+      );
+    });
   },
 });
