@@ -5,8 +5,10 @@ import { auditRecordOf } from '../events/event-log.js';
 import { clientKeys, hashingOwner } from '../rate-limit/client-ip-key.js';
 import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
+import { auditCounterRegression, invalidCredential, withPasskey } from '../webauthn/passkey-ceremonies.js';
 import {
   createFactorAnswers,
+  credentialField,
   incorrectCode,
   methodField,
   refuseFields,
@@ -29,7 +31,7 @@ export const reauthenticationRequired = () =>
  * recent, and `reauthenticate`, the way to pass it again without a new session.
  */
 export function createRecentAuth(services: Services) {
-  const { stores, clock, events, hasher, sessionTokens, limits, reauthMaxAgeSeconds } = services;
+  const { stores, clock, events, hasher, sessionTokens, limits, reauthMaxAgeSeconds, ceremonies } = services;
   const answer = createFactorAnswers(services);
 
   /**
@@ -69,7 +71,10 @@ export function createRecentAuth(services: Services) {
   ): Promise<TokenResponse> {
     const now = clock.now();
     const user = await actingUser(stores, claims, now);
-    const strong = (await factorMethods(stores, user)).length > 0;
+    const methods = await factorMethods(stores, user);
+    if (input?.method === 'passkey' && methods.includes('passkey'))
+      return withNewProof(claims, user, await provePasskey(claims, user, input.credential, context), context);
+    const strong = methods.length > 0;
     refuseFields([
       stringField(input?.password, 'password'),
       ...(strong ? [methodField(input?.method), stringField(input?.code, 'code')] : []),
@@ -91,10 +96,48 @@ export function createRecentAuth(services: Services) {
         throw incorrectCode();
       }
     }
+    return withNewProof(claims, user, strong ? withSecondFactor(['pwd']) : ['pwd'], context);
+  }
+
+  /** A passkey's assertion, made for a re-authentication of `user`: the `amr` it proves, or `invalid_credential`. */
+  async function provePasskey(
+    claims: AccessClaims,
+    user: UserRecord,
+    credential: unknown,
+    context: RequestContext,
+  ): Promise<AuthMethod[]> {
+    refuseFields([credentialField(credential)]);
+    const right = await withinMfaBudget(services, user.id, context, async () => {
+      const check = await ceremonies.verifyAssertion('reauthentication', credential, user);
+      await auditCounterRegression(events, check, context, claims.sessionId);
+      if (!check.ok) return false;
+      const use = { expectedCounter: check.passkey.counter, counter: check.counter, at: clock.now() };
+      return stores.passkeys.recordUse(user.tenantId, check.passkey.id, use);
+    });
+    if (!right) {
+      const parties = {
+        tenantId: user.tenantId,
+        actorId: user.id,
+        subjectId: user.id,
+        sessionId: claims.sessionId,
+      };
+      await events.record({ type: 'mfa_challenge_failed', ...events.base(parties, context) });
+      throw invalidCredential();
+    }
+    return withPasskey([]);
+  }
+
+  /** The same session, rotated, with `authTime` now and `amr` as just proven. */
+  async function withNewProof(
+    claims: AccessClaims,
+    user: UserRecord,
+    amr: AuthMethod[],
+    context: RequestContext,
+  ): Promise<TokenResponse> {
+    const now = clock.now();
     const session = await stores.sessions.findById(claims.tenantId, claims.sessionId);
     if (!session) throw invalidToken();
     const { refreshToken, next } = await sessionTokens.rotationFor(session, now);
-    const amr: AuthMethod[] = strong ? withSecondFactor(['pwd']) : ['pwd'];
     const parties = { tenantId: user.tenantId, actorId: user.id, subjectId: user.id, sessionId: session.id };
     const event = { type: 'reauthenticated', ...events.base(parties, context) } as const;
     const done = await stores.sessions.reauthenticate(
@@ -109,5 +152,12 @@ export function createRecentAuth(services: Services) {
     return sessionTokens.respond(done, user, refreshToken, true);
   }
 
-  return { requireRecent, reauthenticate };
+  /** Request options for a re-authentication with one of the caller's passkeys. */
+  async function reauthenticationOptions(claims: AccessClaims) {
+    const user = await actingUser(stores, claims, clock.now());
+    const passkeys = await stores.passkeys.listForUser(user.tenantId, user.id);
+    return ceremonies.requestOptions('reauthentication', user, passkeys);
+  }
+
+  return { requireRecent, reauthenticate, reauthenticationOptions };
 }
