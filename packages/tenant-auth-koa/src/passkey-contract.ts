@@ -35,6 +35,13 @@ export const passkeyListSchema = z
 const credentialDescriptor = () =>
   z.object({ id: z.string(), type: z.literal('public-key'), transports: z.array(z.string()).optional() });
 
+/** The client extensions options ask for (`credProps`: whether the credential is discoverable). */
+const extensionsSchema = () =>
+  z
+    .object({ credProps: z.boolean().optional() })
+    .optional()
+    .meta({ description: 'Client extension inputs.' });
+
 /**
  * WebAuthn creation options (`PublicKeyCredentialCreationOptionsJSON`), for `navigator.credentials.create()`.
  *
@@ -60,6 +67,7 @@ export const creationOptionsSchema = z
     hints: z.array(z.string()).optional(),
     attestation: z.string().optional(),
     attestationFormats: z.array(z.string()).optional(),
+    extensions: extensionsSchema(),
   })
   .meta({
     id: 'PasskeyCreationOptions',
@@ -83,6 +91,7 @@ export const requestOptionsSchema = z
       .meta({ description: 'The passkeys that may answer; absent for a passkey login (discoverable).' }),
     userVerification: z.string().optional(),
     hints: z.array(z.string()).optional(),
+    extensions: extensionsSchema(),
   })
   .meta({
     id: 'PasskeyRequestOptions',

@@ -131,6 +131,7 @@ export function createPasskeyCeremonies(deps: {
         rpName: name,
         rpID: id,
         userName: user.email,
+        userDisplayName: user.email,
         userID: userHandleOf(user.id),
         challenge: await newChallenge('registration', user),
         timeout: WEBAUTHN_CHALLENGE_TTL_SECONDS * 1000,
