@@ -985,6 +985,12 @@ export interface PasskeyCreationOptions {
   hints?: string[];
   attestation?: string;
   attestationFormats?: string[];
+  /**
+   * Client extension inputs.
+   */
+  extensions?: {
+    credProps?: boolean;
+  };
 }
 
 /**
@@ -1009,6 +1015,12 @@ export interface PasskeyRequestOptions {
   }>;
   userVerification?: string;
   hints?: string[];
+  /**
+   * Client extension inputs.
+   */
+  extensions?: {
+    credProps?: boolean;
+  };
 }
 
 /**

@@ -35,6 +35,7 @@ export type {
   OperationId,
   OperationSpec,
   OperationTypes,
+  Passkey,
   Problem,
   ProblemCode,
   ReauthenticateRequest,
@@ -72,6 +73,7 @@ export {
 export type { BroadcastChannelLike, CrossTabMessage, CrossTabOptions, LockManagerLike } from './cross-tab.js';
 export { isTenantAuthClientError, TenantAuthClientError } from './errors.js';
 export type { ClientClock, ClientTimers, FetchLike, TenantAuthClientOptions } from './options.js';
+export type { PasskeyRegistration, PasskeysClient } from './passkeys.js';
 export type { SessionChange, SignOutReason } from './session-change.js';
 export type { SessionState, TokenStorage, Tokens } from './tokens.js';
 export { memoryTokenStorage } from './tokens.js';
