@@ -17,6 +17,7 @@ import { problemMessage } from './messages.js';
 import './pages/account.js';
 import './pages/audit.js';
 import './pages/members.js';
+import './pages/passkeys.js';
 import './pages/public.js';
 import './pages/sessions.js';
 
@@ -56,6 +57,7 @@ function drawHeader(): void {
       {},
       h('li', {}, link('/account', 'Account')),
       h('li', {}, link('/sessions', 'Sessions')),
+      h('li', {}, link('/passkeys', 'Passkeys')),
       h('li', {}, link('/members', 'Members')),
       isAdmin() ? h('li', {}, link('/audit', 'Audit log')) : null,
     ),

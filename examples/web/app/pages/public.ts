@@ -3,6 +3,7 @@ import { isTenantAuthClientError } from 'tenant-auth-client';
 import { addRoute, announce, client, flashNext, heading, navigate, state, takeToken } from '../app.js';
 import { field, formAlert, h, onSubmit } from '../dom.js';
 import { problemMessage } from '../messages.js';
+import { passkeySignIn } from './passkeys.js';
 
 const PASSWORD_HINT = 'At least 12 characters. A passphrase of a few unrelated words works well.';
 
@@ -65,6 +66,7 @@ addRoute('/sign-in', {
         title,
         h('p', { class: 'lead' }, 'Welcome back. Sign in to your organisation.'),
         form,
+        passkeySignIn(() => navigate(nextPath(params), { replace: true })),
         h(
           'p',
           { class: 'links' },
