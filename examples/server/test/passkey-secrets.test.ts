@@ -5,9 +5,9 @@
  */
 import type { TokenResponseJson } from 'tenant-auth-koa/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SoftwareAuthenticator } from '../../../test-support/software-authenticator.js';
 import { type ApiResponse, api, PASSWORD, uniqueEmail } from './helpers/http.js';
 import type { MfaProblem } from './helpers/mfa.js';
-import { SoftwareAuthenticator } from './helpers/software-authenticator.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 
 const APP = 'https://app.test';

@@ -1,11 +1,11 @@
 import { ManualClock } from 'tenant-auth-core/testing';
 import type { TokenResponseJson } from 'tenant-auth-koa/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Misbehaviour, SoftwareAuthenticator } from '../../../test-support/software-authenticator.js';
 import { api, expectProblem, PASSWORD, uniqueEmail } from './helpers/http.js';
 import { claimsOf, type MfaProblem, passwordStep } from './helpers/mfa.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';
 import { TestInbox } from './helpers/smtp.js';
-import { type Misbehaviour, SoftwareAuthenticator } from './helpers/software-authenticator.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 
 /*
