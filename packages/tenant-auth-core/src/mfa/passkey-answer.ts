@@ -1,10 +1,11 @@
-import type { TokenResponse } from '../claims.js';
+import { actingUser } from '../authorization.js';
+import type { AccessClaims, AuthMethod, TokenResponse } from '../claims.js';
 import { invalidToken, type TenantAuthError } from '../errors.js';
 import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
 import type { MfaChallengeRecord } from '../stores/factor-store.js';
 import { auditCounterRegression, invalidCredential, withPasskey } from '../webauthn/passkey-ceremonies.js';
-import { refuseFields, stringField, withinMfaBudget } from './factor-answers.js';
+import { credentialField, refuseFields, stringField, withinMfaBudget } from './factor-answers.js';
 import type { VerifyMfaInput } from './mfa-types.js';
 import { mfaTokenHash } from './second-factor-gate.js';
 
@@ -68,5 +69,50 @@ export function createMfaPasskeyOptions(services: Services) {
     if (!user) throw invalidToken();
     const passkeys = await stores.passkeys.listForUser(user.tenantId, user.id);
     return ceremonies.requestOptions('mfa', user, passkeys);
+  };
+}
+
+/**
+ * @internal A passkey's assertion, made for a re-authentication of `user` (with the options of
+ * `reauthenticationOptions`): the `amr` it proves, or `invalid_credential` (counted against the MFA budget,
+ * and audited as a failed challenge).
+ */
+export function createPasskeyProof(services: Services) {
+  const { stores, clock, events, ceremonies } = services;
+  return async function provePasskey(
+    claims: AccessClaims,
+    user: UserRecord,
+    credential: unknown,
+    context: RequestContext,
+  ): Promise<AuthMethod[]> {
+    refuseFields([credentialField(credential)]);
+    const right = await withinMfaBudget(services, user.id, context, async () => {
+      const check = await ceremonies.verifyAssertion('reauthentication', credential, user);
+      await auditCounterRegression(events, check, context, claims.sessionId);
+      if (!check.ok) return false;
+      const use = { expectedCounter: check.passkey.counter, counter: check.counter, at: clock.now() };
+      return stores.passkeys.recordUse(user.tenantId, check.passkey.id, use);
+    });
+    if (!right) {
+      const parties = {
+        tenantId: user.tenantId,
+        actorId: user.id,
+        subjectId: user.id,
+        sessionId: claims.sessionId,
+      };
+      await events.record({ type: 'mfa_challenge_failed', ...events.base(parties, context) });
+      throw invalidCredential();
+    }
+    return withPasskey([]);
+  };
+}
+
+/** @internal `TenantAuth.reauthenticationOptions`: request options for the caller's passkeys. */
+export function createReauthenticationOptions(services: Services) {
+  const { stores, clock, ceremonies } = services;
+  return async function reauthenticationOptions(claims: AccessClaims) {
+    const user = await actingUser(stores, claims, clock.now());
+    const passkeys = await stores.passkeys.listForUser(user.tenantId, user.id);
+    return ceremonies.requestOptions('reauthentication', user, passkeys);
   };
 }

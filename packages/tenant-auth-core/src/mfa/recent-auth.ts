@@ -5,10 +5,8 @@ import { auditRecordOf } from '../events/event-log.js';
 import { clientKeys, hashingOwner } from '../rate-limit/client-ip-key.js';
 import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
-import { auditCounterRegression, invalidCredential, withPasskey } from '../webauthn/passkey-ceremonies.js';
 import {
   createFactorAnswers,
-  credentialField,
   incorrectCode,
   methodField,
   refuseFields,
@@ -16,6 +14,7 @@ import {
   withinMfaBudget,
 } from './factor-answers.js';
 import type { ReauthenticateInput } from './mfa-types.js';
+import { createPasskeyProof, createReauthenticationOptions } from './passkey-answer.js';
 import { factorMethods } from './second-factor-gate.js';
 import { withSecondFactor } from './verification.js';
 
@@ -31,8 +30,9 @@ export const reauthenticationRequired = () =>
  * recent, and `reauthenticate`, the way to pass it again without a new session.
  */
 export function createRecentAuth(services: Services) {
-  const { stores, clock, events, hasher, sessionTokens, limits, reauthMaxAgeSeconds, ceremonies } = services;
+  const { stores, clock, events, hasher, sessionTokens, limits, reauthMaxAgeSeconds } = services;
   const answer = createFactorAnswers(services);
+  const provePasskey = createPasskeyProof(services);
 
   /**
    * The caller, when its session is active, its `authTime` at most `maxAgeSeconds` old and, when it has
@@ -99,34 +99,6 @@ export function createRecentAuth(services: Services) {
     return withNewProof(claims, user, strong ? withSecondFactor(['pwd']) : ['pwd'], context);
   }
 
-  /** A passkey's assertion, made for a re-authentication of `user`: the `amr` it proves, or `invalid_credential`. */
-  async function provePasskey(
-    claims: AccessClaims,
-    user: UserRecord,
-    credential: unknown,
-    context: RequestContext,
-  ): Promise<AuthMethod[]> {
-    refuseFields([credentialField(credential)]);
-    const right = await withinMfaBudget(services, user.id, context, async () => {
-      const check = await ceremonies.verifyAssertion('reauthentication', credential, user);
-      await auditCounterRegression(events, check, context, claims.sessionId);
-      if (!check.ok) return false;
-      const use = { expectedCounter: check.passkey.counter, counter: check.counter, at: clock.now() };
-      return stores.passkeys.recordUse(user.tenantId, check.passkey.id, use);
-    });
-    if (!right) {
-      const parties = {
-        tenantId: user.tenantId,
-        actorId: user.id,
-        subjectId: user.id,
-        sessionId: claims.sessionId,
-      };
-      await events.record({ type: 'mfa_challenge_failed', ...events.base(parties, context) });
-      throw invalidCredential();
-    }
-    return withPasskey([]);
-  }
-
   /** The same session, rotated, with `authTime` now and `amr` as just proven. */
   async function withNewProof(
     claims: AccessClaims,
@@ -152,12 +124,5 @@ export function createRecentAuth(services: Services) {
     return sessionTokens.respond(done, user, refreshToken, true);
   }
 
-  /** Request options for a re-authentication with one of the caller's passkeys. */
-  async function reauthenticationOptions(claims: AccessClaims) {
-    const user = await actingUser(stores, claims, clock.now());
-    const passkeys = await stores.passkeys.listForUser(user.tenantId, user.id);
-    return ceremonies.requestOptions('reauthentication', user, passkeys);
-  }
-
-  return { requireRecent, reauthenticate, reauthenticationOptions };
+  return { requireRecent, reauthenticate, reauthenticationOptions: createReauthenticationOptions(services) };
 }

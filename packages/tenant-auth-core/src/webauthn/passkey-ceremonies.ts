@@ -69,57 +69,61 @@ function challengeOf(response: Record<string, unknown>): string | null {
 
 const challengeHash = (challenge: string) => createHash('sha256').update(challenge, 'utf8').digest('hex');
 
-/**
- * @internal The WebAuthn ceremonies of the relying party, through `@simplewebauthn/server`: options with
- * a fresh challenge (random, stored as its hash, 5 minutes), and the checks of a registration or an
- * assertion, which use the challenge up first (once, whatever the outcome). User verification is required
- * both ways. The signature counter rule is applied here, after the signature holds: a counter that does
- * not go up (when either is not 0) is refused.
- */
-export function createPasskeyCeremonies(deps: {
+/** What the ceremonies are built on. */
+interface CeremonyDeps {
   passkeys: () => PasskeyStore;
   clock: Clock;
   random: RandomBytes;
   relyingParty: RelyingParty | undefined;
-}) {
+}
+
+/** The relying party, or `invalid_configuration` when passkeys are off. */
+const relyingPartyOf = (deps: CeremonyDeps) => (): RelyingParty => {
+  if (!deps.relyingParty)
+    throw configurationError('createTenantAuth', 'webauthn', 'is not set: passkeys are off');
+  return deps.relyingParty;
+};
+
+/** Challenges: made random and stored as their hash, used up at most once, for one purpose and user. */
+function challengesOf(deps: CeremonyDeps) {
   const { clock, random } = deps;
-  const rp = (): RelyingParty => {
-    if (!deps.relyingParty)
-      throw configurationError('createTenantAuth', 'webauthn', 'is not set: passkeys are off');
-    return deps.relyingParty;
+  return {
+    async newChallenge(
+      purpose: WebAuthnChallengePurpose,
+      user: Pick<UserRecord, 'tenantId' | 'id'> | null,
+    ): Promise<Uint8Array<ArrayBuffer>> {
+      const bytes = new Uint8Array(random(32));
+      const now = clock.now();
+      await deps.passkeys().createChallenge({
+        challengeHash: challengeHash(isoBase64URL.fromBuffer(bytes)),
+        purpose,
+        tenantId: user?.tenantId ?? null,
+        userId: user?.id ?? null,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + WEBAUTHN_CHALLENGE_TTL_SECONDS * 1000),
+      });
+      return bytes;
+    },
+    /** Uses up the challenge of `response` if it is one of `purpose` for `user` (none for a login). */
+    async useChallenge(
+      response: Record<string, unknown>,
+      purpose: WebAuthnChallengePurpose,
+      user: Pick<UserRecord, 'tenantId' | 'id'> | null,
+    ): Promise<string | null> {
+      const challenge = challengeOf(response);
+      if (challenge === null) return null;
+      const stored = await deps.passkeys().consumeChallenge(challengeHash(challenge), clock.now());
+      if (stored?.purpose !== purpose) return null;
+      if (stored.tenantId !== (user?.tenantId ?? null) || stored.userId !== (user?.id ?? null)) return null;
+      return challenge;
+    },
   };
+}
 
-  async function newChallenge(
-    purpose: WebAuthnChallengePurpose,
-    user: Pick<UserRecord, 'tenantId' | 'id'> | null,
-  ): Promise<Uint8Array<ArrayBuffer>> {
-    const bytes = new Uint8Array(random(32));
-    const now = clock.now();
-    await deps.passkeys().createChallenge({
-      challengeHash: challengeHash(isoBase64URL.fromBuffer(bytes)),
-      purpose,
-      tenantId: user?.tenantId ?? null,
-      userId: user?.id ?? null,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + WEBAUTHN_CHALLENGE_TTL_SECONDS * 1000),
-    });
-    return bytes;
-  }
-
-  /** Uses up the challenge of `response` if it is one of `purpose` for `user` (none for a login). */
-  async function useChallenge(
-    response: Record<string, unknown>,
-    purpose: WebAuthnChallengePurpose,
-    user: Pick<UserRecord, 'tenantId' | 'id'> | null,
-  ): Promise<string | null> {
-    const challenge = challengeOf(response);
-    if (challenge === null) return null;
-    const stored = await deps.passkeys().consumeChallenge(challengeHash(challenge), clock.now());
-    if (stored?.purpose !== purpose) return null;
-    if (stored.tenantId !== (user?.tenantId ?? null) || stored.userId !== (user?.id ?? null)) return null;
-    return challenge;
-  }
-
+/** The options of the ceremonies, each with a fresh challenge. */
+function ceremonyOptions(deps: CeremonyDeps) {
+  const rp = relyingPartyOf(deps);
+  const { newChallenge } = challengesOf(deps);
   return {
     /** Creation options for `user`, excluding its passkeys; a discoverable credential with user verification. */
     async creationOptions(
@@ -165,7 +169,14 @@ export function createPasskeyCeremonies(deps: {
           : {}),
       });
     },
+  };
+}
 
+/** The checks of the ceremonies' responses; each uses its challenge up first. */
+function ceremonyChecks(deps: CeremonyDeps) {
+  const rp = relyingPartyOf(deps);
+  const { useChallenge } = challengesOf(deps);
+  return {
     /** The new credential of a registration response of `user`, or `null` when the response does not hold. */
     async verifyRegistration(
       user: UserRecord,
@@ -243,6 +254,17 @@ export function createPasskeyCeremonies(deps: {
       return { ok: true, passkey, counter };
     },
   };
+}
+
+/**
+ * @internal The WebAuthn ceremonies of the relying party, through `@simplewebauthn/server`: options with
+ * a fresh challenge (random, stored as its hash, 5 minutes), and the checks of a registration or an
+ * assertion, which use the challenge up first (once, whatever the outcome). User verification is required
+ * both ways. The signature counter rule is applied here, after the signature holds: a counter that does
+ * not go up (when either is not 0) is refused.
+ */
+export function createPasskeyCeremonies(deps: CeremonyDeps) {
+  return { ...ceremonyOptions(deps), ...ceremonyChecks(deps) };
 }
 
 /** @internal */
