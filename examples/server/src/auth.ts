@@ -33,6 +33,9 @@ const VARIABLE_OF_OPTION: Record<string, string> = {
   'rateLimit.mfaFailuresPerAccount': 'MFA_FAILURES_PER_ACCOUNT',
   reauthMaxAgeSeconds: 'REAUTH_MAX_AGE_SECONDS',
   totpIssuer: 'TOTP_ISSUER',
+  'webauthn.rpId': 'WEBAUTHN_RP_ID',
+  'webauthn.rpName': 'WEBAUTHN_RP_NAME',
+  'webauthn.origins': 'WEBAUTHN_ORIGINS',
   'dataKeys.current.key': 'ENCRYPTION_KEY',
   'dataKeys.current': 'ENCRYPTION_KEY',
   origins: 'CORS_ORIGINS',
@@ -143,6 +146,7 @@ export function createAuth(config: ServerConfig, parts: AuthParts): TenantAuth {
       dataKeys: { current: { id: dataKeyIdOf(parts.encryptionKey), key: parts.encryptionKey } },
       ...(mfa.reauthMaxAgeSeconds === undefined ? {} : { reauthMaxAgeSeconds: mfa.reauthMaxAgeSeconds }),
       ...(mfa.totpIssuer === undefined ? {} : { totpIssuer: mfa.totpIssuer }),
+      ...(config.webauthn === undefined ? {} : { webauthn: config.webauthn }),
       checkSessionOnVerify: config.checkSessionOnVerify,
       mail: { mailer: parts.mailer, from: config.mail.from, appUrl: config.mail.appUrl },
       ...(config.invitationTtlSeconds === undefined

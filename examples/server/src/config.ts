@@ -5,6 +5,7 @@ import { DEVELOPMENT_ORIGINS, originProblem } from 'tenant-auth-koa';
 import { z } from 'zod';
 import { secretStrengthProblem } from './secret-strength.js';
 import { parseTrustedProxies } from './trusted-proxies.js';
+import { type WebAuthnConfig, webauthnConfigOf } from './webauthn-config.js';
 
 /** The environments the server knows; `test` behaves like `development`. */
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -101,6 +102,8 @@ export interface ServerConfig {
     /** `TOTP_ISSUER`. */
     totpIssuer: string | undefined;
   };
+  /** The passkey relying party (`WEBAUTHN_*`, defaults from `APP_URL`); `undefined`: passkeys off. */
+  webauthn: WebAuthnConfig | undefined;
 }
 
 /** Where the links of development emails point: the example web application's dev server. */
@@ -276,6 +279,9 @@ const schema = z.object({
   REAUTH_MAX_AGE_SECONDS: optionalInteger('REAUTH_MAX_AGE_SECONDS'),
   MFA_FAILURES_PER_ACCOUNT: optionalInteger('MFA_FAILURES_PER_ACCOUNT'),
   TOTP_ISSUER: optionalString,
+  WEBAUTHN_RP_ID: optionalString,
+  WEBAUTHN_RP_NAME: optionalString,
+  WEBAUTHN_ORIGINS: optionalString,
 });
 
 /**
@@ -471,6 +477,7 @@ export function parseConfig(
       failuresPerAccount: e.MFA_FAILURES_PER_ACCOUNT,
       totpIssuer: e.TOTP_ISSUER,
     },
+    webauthn: webauthnConfigOf(e, e.APP_URL ?? DEFAULT_APP_URL),
   };
 }
 

@@ -22,6 +22,7 @@ import { ManualClock } from 'tenant-auth-core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { referenceOpenApiDocument } from '../../../scripts/openapi-document.js';
 import { createOpenApiValidator } from '../../../test-support/openapi-validator.js';
+import { SoftwareAuthenticator } from '../../../test-support/software-authenticator.js';
 import { PASSWORD, uniqueEmail } from './helpers/http.js';
 import { totpCode } from './helpers/mfa.js';
 import { TestInbox } from './helpers/smtp.js';
@@ -341,6 +342,43 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
       () => expect.unreachable('the tenant requires a factor'),
       (err: unknown) => expect(isTenantAuthClientError(err, 'mfa_required_by_tenant')).toBe(true),
     );
+
+    // Passkeys, through request() with a software authenticator (client.passkeys needs a browser's WebAuthn).
+    const { client: third } = client();
+    const thirdEmail = uniqueEmail('passkey');
+    await third.register({ email: thirdEmail, password: PASSWORD });
+    const authenticator = new SoftwareAuthenticator('https://app.test');
+    const creation = await third.request('passkeyRegistrationOptions', {});
+    const added = await third.request('addPasskey', {
+      body: { credential: authenticator.register(creation) as never, name: 'Node' },
+    });
+    expect(added).toMatchObject({ passkey: { name: 'Node' } });
+    expect((await third.request('listPasskeys', {})).passkeys).toHaveLength(1);
+    const loginOptions = await third.request('passkeyLoginOptions', {});
+    const viaPasskey = await third.request('passkeyLogin', {
+      body: { credential: authenticator.authenticate(loginOptions) as never },
+    });
+    expect(viaPasskey.session.amr).toEqual(['hwk', 'mfa']);
+    const passkeyChallenge = await third.login({ email: thirdEmail, password: PASSWORD });
+    if (passkeyChallenge.type !== 'mfa_required') throw new Error(`expected a challenge, not ${passkeyChallenge.type}`);
+    expect(passkeyChallenge.methods).toEqual(['passkey']);
+    const { mfaToken } = passkeyChallenge;
+    const mfaOptions = await third.request('mfaPasskeyOptions', { body: { mfaToken } });
+    const viaSecond = await third.request('verifyMfa', {
+      body: { mfaToken, method: 'passkey', credential: authenticator.authenticate(mfaOptions) as never },
+    });
+    expect(viaSecond.session.amr).toEqual(['pwd', 'hwk', 'mfa']);
+    const reauthOptions = await third.request('reauthenticationOptions', {});
+    const reauthenticated = await third.request('reauthenticate', {
+      body: { method: 'passkey', credential: authenticator.authenticate(reauthOptions) as never },
+    });
+    expect(reauthenticated.session.amr).toEqual(['hwk', 'mfa']);
+    // The client still holds the registration's password-only token: removal needs a recent second factor.
+    const removal = await third.request('removePasskey', { params: { id: added.passkey.id } }).then(
+      () => expect.unreachable('a password-only token is not recent enough'),
+      (err: unknown) => err,
+    );
+    expect(isTenantAuthClientError(removal, 'reauthentication_required')).toBe(true);
 
     // Every operation of the document was called.
     const called = new Set(requests.map((r) => `${r.method} ${r.path}`));

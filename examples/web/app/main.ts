@@ -17,6 +17,7 @@ import { problemMessage } from './messages.js';
 import './pages/account.js';
 import './pages/audit.js';
 import './pages/members.js';
+import './pages/passkeys.js';
 import './pages/public.js';
 import './pages/second-factor.js';
 import './pages/security.js';
@@ -60,6 +61,7 @@ function drawHeader(): void {
       h('li', {}, link('/account', 'Account')),
       h('li', {}, link('/sessions', 'Sessions')),
       h('li', {}, link('/security', 'Security')),
+      h('li', {}, link('/passkeys', 'Passkeys')),
       h('li', {}, link('/members', 'Members')),
       isAdmin() ? h('li', {}, link('/audit', 'Audit log')) : null,
       isAdmin() ? h('li', {}, link('/organisation/security', 'Organisation security')) : null,

@@ -45,6 +45,7 @@ export const FIELD_MESSAGES = {
   invalid_or_expired: 'This link is invalid or has expired. Ask for a new one.',
   incorrect: 'This password is not correct.',
   invalid_role: 'Choose one of the roles offered.',
+  invalid_credential: 'The passkey could not be used. Try again.',
 } as const satisfies Record<FieldErrorCode, string>;
 
 /**
@@ -86,6 +87,9 @@ export const AUDIT_EVENT_LABELS = {
   recovery_codes_regenerated: 'New recovery codes',
   reauthenticated: 'Identity confirmed',
   security_policy_changed: 'Security policy changed',
+  passkey_added: 'Passkey added',
+  passkey_removed: 'Passkey removed',
+  passkey_counter_regressed: 'Passkey refused (possible clone)',
 } as const satisfies Record<AuditEventType, string>;
 
 /** A label for each role. */

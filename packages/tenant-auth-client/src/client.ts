@@ -29,6 +29,7 @@ import type {
 import { isTenantAuthClientError } from './errors.js';
 import { type OperationMethods, operationMethods } from './operations.js';
 import { resolveOptions, type TenantAuthClientOptions } from './options.js';
+import { type PasskeysClient, passkeysOf } from './passkeys.js';
 import { createRequests } from './requests.js';
 import { type SecondFactorMethods, secondFactorMethods } from './second-factor.js';
 import { ClientSession } from './session.js';
@@ -73,6 +74,8 @@ export type RequestInput<K extends OperationId> = (OperationTypes[K]['params'] e
  */
 export interface TenantAuthClient extends SecondFactorMethods {
   readonly mode: 'cookie' | 'bearer';
+  /** Passkeys: registration, passwordless sign-in, the second factor, re-authentication (API 1.2). */
+  readonly passkeys: PasskeysClient;
 
   /** `POST /auth/register`: creates a tenant and its owner, and signs in. */
   register(body: RegisterRequest): Promise<RegisterResult>;
@@ -269,6 +272,7 @@ export function createTenantAuthClient(options: TenantAuthClientOptions): Tenant
     ...plain,
     ...secondFactorMethods(requests, session),
     mode,
+    passkeys: passkeysOf(requests, session),
 
     async register(body) {
       const { data, state } = await signIn('register', body);

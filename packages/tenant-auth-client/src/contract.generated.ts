@@ -415,7 +415,10 @@ export type AuditEventType =
   | 'recovery_code_used'
   | 'recovery_codes_regenerated'
   | 'reauthenticated'
-  | 'security_policy_changed';
+  | 'security_policy_changed'
+  | 'passkey_added'
+  | 'passkey_removed'
+  | 'passkey_counter_regressed';
 
 /**
  * Every {@link AuditEventType}, in the order of the contract.
@@ -451,6 +454,9 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'recovery_codes_regenerated',
   'reauthenticated',
   'security_policy_changed',
+  'passkey_added',
+  'passkey_removed',
+  'passkey_counter_regressed',
 ];
 
 /**
@@ -560,12 +566,12 @@ export interface Health {
 }
 
 /**
- * A second factor: `totp` or `recovery_code`.
+ * A second factor: `totp`, `recovery_code` or `passkey`.
  *
  * @example
  * const example: MfaMethod = 'totp';
  */
-export type MfaMethod = 'totp' | 'recovery_code';
+export type MfaMethod = 'totp' | 'recovery_code' | 'passkey';
 
 /**
  * Every {@link MfaMethod}, in the order of the contract.
@@ -573,7 +579,7 @@ export type MfaMethod = 'totp' | 'recovery_code';
  * @example
  * if (MFA_METHODS.includes(value as MfaMethod)) use(value as MfaMethod);
  */
-export const MFA_METHODS: readonly MfaMethod[] = ['totp', 'recovery_code'];
+export const MFA_METHODS: readonly MfaMethod[] = ['totp', 'recovery_code', 'passkey'];
 
 /**
  * The body of `POST /auth/mfa/totp/setup`.
@@ -718,7 +724,8 @@ export type FieldErrorCode =
   | 'invalid_value'
   | 'invalid_or_expired'
   | 'incorrect'
-  | 'invalid_role';
+  | 'invalid_role'
+  | 'invalid_credential';
 
 /**
  * Every {@link FieldErrorCode}, in the order of the contract.
@@ -740,6 +747,7 @@ export const FIELD_ERROR_CODES: readonly FieldErrorCode[] = [
   'invalid_or_expired',
   'incorrect',
   'invalid_role',
+  'invalid_credential',
 ];
 
 /**
@@ -877,6 +885,145 @@ export interface Problem {
 }
 
 /**
+ * A passkey of the caller.
+ *
+ * @example
+ * const example: Passkey = {
+ *   id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *   name: 'Analytical Engines',
+ *   createdAt: '2026-05-01T12:00:00.000Z',
+ *   lastUsedAt: null,
+ * };
+ */
+export interface Passkey {
+  /**
+   * A UUID.
+   */
+  id: string;
+  name: string;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  createdAt: string;
+  /**
+   * When it last signed the user in; `null` if never.
+   */
+  lastUsedAt: string | null;
+}
+
+/**
+ * The caller's passkeys, oldest first.
+ *
+ * @example
+ * const example: PasskeyList = {
+ *   passkeys: [],
+ * };
+ */
+export interface PasskeyList {
+  passkeys: Passkey[];
+}
+
+/**
+ * The new passkey; with a setup `mfaToken`, the token response of the new session and the recovery codes too.
+ *
+ * @example
+ * const example: AddPasskeyResponse = null;
+ */
+export type AddPasskeyResponse =
+  | (TokenResponse &
+      RecoveryCodes & {
+        passkey: Passkey;
+      })
+  | {
+      passkey: Passkey;
+    };
+
+/**
+ * WebAuthn Level 3 `PublicKeyCredentialCreationOptionsJSON`.
+ *
+ * @example
+ * const example: PasskeyCreationOptions = {
+ *   rp: {
+ *     name: 'Analytical Engines',
+ *   },
+ *   user: {
+ *     id: '…',
+ *     name: 'Analytical Engines',
+ *     displayName: '…',
+ *   },
+ *   challenge: '…',
+ *   pubKeyCredParams: [],
+ * };
+ */
+export interface PasskeyCreationOptions {
+  rp: {
+    id?: string;
+    name: string;
+  };
+  user: {
+    id: string;
+    name: string;
+    displayName: string;
+  };
+  challenge: string;
+  pubKeyCredParams: Array<{
+    type: 'public-key';
+    alg: number;
+  }>;
+  timeout?: number;
+  excludeCredentials?: Array<{
+    id: string;
+    type: 'public-key';
+    transports?: string[];
+  }>;
+  authenticatorSelection?: {
+    authenticatorAttachment?: string;
+    requireResidentKey?: boolean;
+    residentKey?: string;
+    userVerification?: string;
+  };
+  hints?: string[];
+  attestation?: string;
+  attestationFormats?: string[];
+  /**
+   * Client extension inputs.
+   */
+  extensions?: {
+    credProps?: boolean;
+  };
+}
+
+/**
+ * WebAuthn Level 3 `PublicKeyCredentialRequestOptionsJSON`.
+ *
+ * @example
+ * const example: PasskeyRequestOptions = {
+ *   challenge: '…',
+ * };
+ */
+export interface PasskeyRequestOptions {
+  challenge: string;
+  timeout?: number;
+  rpId?: string;
+  /**
+   * The passkeys that may answer; absent for a passkey login (discoverable).
+   */
+  allowCredentials?: Array<{
+    id: string;
+    type: 'public-key';
+    transports?: string[];
+  }>;
+  userVerification?: string;
+  hints?: string[];
+  /**
+   * Client extension inputs.
+   */
+  extensions?: {
+    credProps?: boolean;
+  };
+}
+
+/**
  * The body of `POST /auth/register`.
  *
  * @example
@@ -964,7 +1111,6 @@ export interface RefreshRequest {
  * const example: VerifyMfaRequest = {
  *   mfaToken: '…',
  *   method: 'totp',
- *   code: '…',
  * };
  */
 export interface VerifyMfaRequest {
@@ -980,7 +1126,20 @@ export interface VerifyMfaRequest {
    *
    * At most 1024 characters.
    */
-  code: string;
+  code?: string;
+  /**
+   * The browser's WebAuthn response, JSON form (`@simplewebauthn/browser` gives it).
+   */
+  credential?: {
+    id: string;
+    rawId: string;
+    type: 'public-key';
+    response: {
+      clientDataJSON: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
   /**
    * Free text naming the device; default: a summary of the user agent.
    *
@@ -1053,6 +1212,19 @@ export interface ReauthenticateRequest {
    * At most 1024 characters.
    */
   code?: string;
+  /**
+   * The browser's WebAuthn response, JSON form (`@simplewebauthn/browser` gives it).
+   */
+  credential?: {
+    id: string;
+    rawId: string;
+    type: 'public-key';
+    response: {
+      clientDataJSON: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
 }
 
 /**
@@ -1269,6 +1441,124 @@ export interface DeleteAccountRequest {
 }
 
 /**
+ * The body of `POST /auth/passkeys/registration/options` (optional).
+ *
+ * @example
+ * const example: PasskeyRegistrationOptionsRequest = {};
+ */
+export interface PasskeyRegistrationOptionsRequest {
+  /**
+   * The `mfaToken` of an `mfa_required` or `mfa_setup_required` answer.
+   *
+   * At most 8192 characters.
+   */
+  mfaToken?: string;
+}
+
+/**
+ * The body of `POST /auth/passkeys`.
+ *
+ * @example
+ * const example: AddPasskeyRequest = {
+ *   credential: {
+ *     id: '…',
+ *     rawId: '…',
+ *     type: 'public-key',
+ *     response: {
+ *       clientDataJSON: '…',
+ *     },
+ *   },
+ * };
+ */
+export interface AddPasskeyRequest {
+  /**
+   * The browser's WebAuthn response, JSON form (`@simplewebauthn/browser` gives it).
+   */
+  credential: {
+    id: string;
+    rawId: string;
+    type: 'public-key';
+    response: {
+      clientDataJSON: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  /**
+   * A name to recognise it by.
+   *
+   * At most 200 characters.
+   */
+  name?: string;
+  /**
+   * The `mfaToken` of an `mfa_required` or `mfa_setup_required` answer.
+   *
+   * At most 8192 characters.
+   */
+  mfaToken?: string;
+  /**
+   * Free text naming the device; default: a summary of the user agent.
+   *
+   * At most 200 characters.
+   */
+  deviceInfo?: string;
+}
+
+/**
+ * The body of `POST /auth/passkeys/login`.
+ *
+ * @example
+ * const example: PasskeyLoginRequest = {
+ *   credential: {
+ *     id: '…',
+ *     rawId: '…',
+ *     type: 'public-key',
+ *     response: {
+ *       clientDataJSON: '…',
+ *     },
+ *   },
+ * };
+ */
+export interface PasskeyLoginRequest {
+  /**
+   * The browser's WebAuthn response, JSON form (`@simplewebauthn/browser` gives it).
+   */
+  credential: {
+    id: string;
+    rawId: string;
+    type: 'public-key';
+    response: {
+      clientDataJSON: string;
+      [key: string]: unknown;
+    };
+    [key: string]: unknown;
+  };
+  /**
+   * Free text naming the device; default: a summary of the user agent.
+   *
+   * At most 200 characters.
+   */
+  deviceInfo?: string;
+}
+
+/**
+ * The body of `POST /auth/mfa/passkey/options`.
+ *
+ * @example
+ * const example: MfaPasskeyOptionsRequest = {
+ *   mfaToken: '…',
+ * };
+ */
+export interface MfaPasskeyOptionsRequest {
+  /**
+   * The `mfaToken` of an `mfa_required` or `mfa_setup_required` answer.
+   *
+   * At most 8192 characters.
+   */
+  mfaToken: string;
+}
+
+/**
  * The query of `DELETE /sessions`.
  *
  * @example
@@ -1355,7 +1645,15 @@ export type OperationId =
   | 'listAuditEvents'
   | 'jwks'
   | 'openapi'
-  | 'health';
+  | 'health'
+  | 'passkeyRegistrationOptions'
+  | 'listPasskeys'
+  | 'addPasskey'
+  | 'removePasskey'
+  | 'passkeyLoginOptions'
+  | 'passkeyLogin'
+  | 'mfaPasskeyOptions'
+  | 'reauthenticationOptions';
 
 /**
  * How to call an operation: method, path (with `{param}` placeholders) under the prefix, the token it takes (`access`: the access token; `refresh`: a refresh token; `none`), and the status of success.
@@ -1419,6 +1717,24 @@ export const OPERATIONS: Readonly<Record<OperationId, OperationSpec>> = {
   jwks: { method: 'GET', path: '/.well-known/jwks.json', auth: 'none', success: 200 },
   openapi: { method: 'GET', path: '/openapi.json', auth: 'none', success: 200 },
   health: { method: 'GET', path: '/health', auth: 'access', success: 200 },
+  passkeyRegistrationOptions: {
+    method: 'POST',
+    path: '/auth/passkeys/registration/options',
+    auth: 'access',
+    success: 200,
+  },
+  listPasskeys: { method: 'GET', path: '/auth/passkeys', auth: 'access', success: 200 },
+  addPasskey: { method: 'POST', path: '/auth/passkeys', auth: 'access', success: 201 },
+  removePasskey: { method: 'DELETE', path: '/auth/passkeys/{id}', auth: 'access', success: 204 },
+  passkeyLoginOptions: { method: 'POST', path: '/auth/passkeys/login/options', auth: 'none', success: 200 },
+  passkeyLogin: { method: 'POST', path: '/auth/passkeys/login', auth: 'none', success: 200 },
+  mfaPasskeyOptions: { method: 'POST', path: '/auth/mfa/passkey/options', auth: 'none', success: 200 },
+  reauthenticationOptions: {
+    method: 'POST',
+    path: '/auth/reauthenticate/options',
+    auth: 'access',
+    success: 200,
+  },
 };
 
 /**
@@ -1547,4 +1863,40 @@ export interface OperationTypes {
   openapi: { body: undefined; query: undefined; params: undefined; response: Record<string, unknown> };
   /** GET /health: Service and database health. */
   health: { body: undefined; query: undefined; params: undefined; response: Health };
+  /** POST /auth/passkeys/registration/options: WebAuthn creation options for a new passkey of the caller. */
+  passkeyRegistrationOptions: {
+    body: PasskeyRegistrationOptionsRequest | undefined;
+    query: undefined;
+    params: undefined;
+    response: PasskeyCreationOptions;
+  };
+  /** GET /auth/passkeys: The caller's passkeys. */
+  listPasskeys: { body: undefined; query: undefined; params: undefined; response: PasskeyList };
+  /** POST /auth/passkeys: Register a passkey with the response of `navigator.credentials.create()`. */
+  addPasskey: { body: AddPasskeyRequest; query: undefined; params: undefined; response: AddPasskeyResponse };
+  /** DELETE /auth/passkeys/{id}: Remove a passkey of the caller; its recovery codes go too when no other factor remains. */
+  removePasskey: { body: undefined; query: undefined; params: { id: string }; response: undefined };
+  /** POST /auth/passkeys/login/options: WebAuthn request options for a passkey login (discoverable credentials: no `allowCredentials`). */
+  passkeyLoginOptions: {
+    body: undefined;
+    query: undefined;
+    params: undefined;
+    response: PasskeyRequestOptions;
+  };
+  /** POST /auth/passkeys/login: Log in with a passkey (the response of `navigator.credentials.get()`). */
+  passkeyLogin: { body: PasskeyLoginRequest; query: undefined; params: undefined; response: TokenResponse };
+  /** POST /auth/mfa/passkey/options: WebAuthn request options listing the passkeys of a `mfa_required` challenge's user. */
+  mfaPasskeyOptions: {
+    body: MfaPasskeyOptionsRequest;
+    query: undefined;
+    params: undefined;
+    response: PasskeyRequestOptions;
+  };
+  /** POST /auth/reauthenticate/options: WebAuthn request options for re-authenticating with one of the caller's passkeys. */
+  reauthenticationOptions: {
+    body: undefined;
+    query: undefined;
+    params: undefined;
+    response: PasskeyRequestOptions;
+  };
 }

@@ -5,6 +5,8 @@ export { createTenantAuthClient } from './client.js';
 export type {
   Accepted,
   AcceptInvitationRequest,
+  AddPasskeyRequest,
+  AddPasskeyResponse,
   AuditEvent,
   AuditEventPage,
   AuditEventType,
@@ -31,10 +33,17 @@ export type {
   Member,
   MemberList,
   MfaMethod,
+  MfaPasskeyOptionsRequest,
   MfaState,
   OperationId,
   OperationSpec,
   OperationTypes,
+  Passkey,
+  PasskeyCreationOptions,
+  PasskeyList,
+  PasskeyLoginRequest,
+  PasskeyRegistrationOptionsRequest,
+  PasskeyRequestOptions,
   Problem,
   ProblemCode,
   ReauthenticateRequest,
@@ -78,6 +87,7 @@ export type {
   SecondFactorMethods,
   TotpConfirmResult,
 } from './second-factor.js';
+export type { PasskeyRegistration, PasskeysClient } from './passkeys.js';
 export type { SessionChange, SignOutReason } from './session-change.js';
 export type { MfaChallenge, MfaSetupChallenge, SignedIn, SignInResult } from './sign-in.js';
 export type { SessionState, TokenStorage, Tokens } from './tokens.js';

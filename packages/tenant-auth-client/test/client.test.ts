@@ -515,6 +515,21 @@ describe('requests', () => {
     await second(client.request('getMe', {}));
     await second(client.request('getSecurityPolicy', {}));
     await second(client.request('setSecurityPolicy', { body: { requireMfa: true } }));
+    // Passkeys: their methods need a browser's WebAuthn (the Chromium tests run them); the routes here.
+    const credential = {
+      id: 'c',
+      rawId: 'c',
+      type: 'public-key' as const,
+      response: { clientDataJSON: 'e30' },
+    };
+    await second(client.request('passkeyRegistrationOptions', {}));
+    await second(client.request('addPasskey', { body: { credential } }));
+    await second(client.request('listPasskeys', {}));
+    await second(client.request('removePasskey', { params: { id: 'p1' } }));
+    await second(client.request('passkeyLoginOptions', {}));
+    await second(client.request('passkeyLogin', { body: { credential } }));
+    await second(client.request('mfaPasskeyOptions', { body: { mfaToken: 'm' } }));
+    await second(client.request('reauthenticationOptions', {}));
     await client.deleteAccount({ password: 'a' });
     await client.login(CREDENTIALS);
     await client.revokeAllSessions();

@@ -11,7 +11,7 @@ import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
 export interface CleanupResult {
   /** Expired sessions, and revoked ones past their retention. */
   sessions: number;
-  /** Expired one-time tokens (invitations, links) and MFA challenges (`mfaToken`s). */
+  /** Expired one-time tokens (invitations, links), MFA challenges (`mfaToken`s) and WebAuthn challenges. */
   oneTimeTokens: number;
   /** Audit events past their retention. */
   auditEvents: number;
@@ -100,6 +100,9 @@ export async function cleanUp(
     )) +
     (await inBatches(batchSize, pacing, () =>
       stores.factors.deleteExpiredChallenges({ expiredBefore: now, batchSize }),
+    )) +
+    (await inBatches(batchSize, pacing, () =>
+      stores.passkeys.deleteExpiredChallenges({ expiredBefore: now, batchSize }),
     ));
   const auditEvents = await inBatches(batchSize, pacing, () =>
     stores.auditEvents.deleteOlderThan({ before: ago(settings.auditRetentionSeconds), batchSize }),

@@ -1,7 +1,9 @@
 import { accountsPart, membersPart, operationsPart, sessionsPart } from './facade-parts.js';
 import { composeServices } from './facade-services.js';
 import { createMfa } from './mfa/mfa.js';
+import { createRecentAuth } from './mfa/recent-auth.js';
 import { resolveOptions, type TenantAuthOptions } from './options.js';
+import { createPasskeys } from './passkeys/passkeys.js';
 import type { TenantAuth } from './tenant-auth.js';
 
 /**
@@ -26,6 +28,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     ...accounts.part,
     ...sessionsPart(composed),
     ...mfa,
+    ...createPasskeys(composed.services, createRecentAuth(composed.services).requireRecent),
     ...membersPart(composed),
     ...operationsPart(composed, accounts.processHeld),
   };

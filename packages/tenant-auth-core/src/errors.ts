@@ -101,6 +101,7 @@ export const FIELD_ERROR_CODES = [
   'invalid_or_expired',
   'incorrect',
   'invalid_role',
+  'invalid_credential',
 ] as const;
 
 /**

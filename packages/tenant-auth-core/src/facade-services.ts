@@ -15,6 +15,7 @@ import { createActiveSessionCache } from './sessions/active-session-cache.js';
 import { createSessionTokens } from './sessions/session-tokens.js';
 import { createOneTimeTokens } from './tokens/one-time-tokens.js';
 import { createTokenService, type TokenService } from './tokens/token-service.js';
+import { createPasskeyCeremonies } from './webauthn/passkey-ceremonies.js';
 
 /** @internal What the facade's parts are assembled from, built once by `createTenantAuth`. */
 export interface FacadeServices {
@@ -143,6 +144,12 @@ export function composeServices(resolved: ResolvedOptions): FacadeServices {
     secondFactor,
     reauthMaxAgeSeconds: resolved.reauthMaxAgeSeconds,
     totpIssuer: resolved.totpIssuer,
+    ceremonies: createPasskeyCeremonies({
+      passkeys: () => stores.passkeys,
+      clock,
+      random,
+      relyingParty: resolved.relyingParty,
+    }),
   };
   return { resolved, instrumentation, tokens, services, dummyHash };
 }

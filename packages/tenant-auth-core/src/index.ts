@@ -58,6 +58,15 @@ export type {
 } from './mfa/mfa-types.js';
 export { MFA_METHODS } from './mfa/mfa-types.js';
 export type { RateLimitOptions, TenantAuthOptions } from './options.js';
+export type {
+  AddPasskeyInput,
+  AddPasskeyResult,
+  PasskeyInfo,
+  PasskeyLoginInput,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  TenantAuthPasskeys,
+} from './passkeys/passkey-types.js';
 export type { PasswordHasherOptions, PasswordHasherStats } from './passwords/hasher.js';
 export type { PasswordPolicyOptions } from './passwords/policy.js';
 export type { MemoryRateLimitStoreOptions } from './rate-limit/memory-rate-limit-store.js';
@@ -85,3 +94,5 @@ export type {
   AsymmetricAlgorithm,
   KeyMaterial,
 } from './tokens/keys.js';
+export type { RelyingPartyOptions } from './webauthn/relying-party.js';
+export { isRpIdOf } from './webauthn/relying-party.js';

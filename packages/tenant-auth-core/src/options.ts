@@ -13,6 +13,11 @@ import { type DataKeysOptions, dataKeysProblem } from './sealing/data-key.js';
 import type { SessionCheckSettings } from './sessions/active-session-cache.js';
 import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
 import type { AccessTokenKeyOptions } from './tokens/keys.js';
+import {
+  type RelyingParty,
+  type RelyingPartyOptions,
+  resolveRelyingParty,
+} from './webauthn/relying-party.js';
 
 const DAY = 86_400;
 
@@ -143,6 +148,11 @@ export interface TenantAuthOptions {
   reauthMaxAgeSeconds?: number;
   /** The issuer authenticator apps show for a TOTP factor (the `otpauth://` URI). Default `'tenant-auth'`. */
   totpIssuer?: string;
+  /**
+   * The WebAuthn relying party of passkeys (`rpId`, `rpName`, `origins`). Without it passkeys are off:
+   * their methods fail with `invalid_configuration`.
+   */
+  webauthn?: RelyingPartyOptions;
   /** How long audit events are kept before cleanup deletes them. Default 90 days. */
   auditRetentionSeconds?: number;
   /**
@@ -183,6 +193,7 @@ export interface ResolvedOptions {
   dataKeys: DataKeysOptions | undefined;
   reauthMaxAgeSeconds: number;
   totpIssuer: string;
+  relyingParty: RelyingParty | undefined;
   auditRetentionSeconds: number;
   onEvent: ((event: AuthEvent) => void) | undefined;
   instrumentation: Instrumentation | undefined;
@@ -320,6 +331,7 @@ export function resolveOptions(options: TenantAuthOptions): ResolvedOptions {
     dataKeys: resolveDataKeys(options.dataKeys),
     reauthMaxAgeSeconds: integer('reauthMaxAgeSeconds', options.reauthMaxAgeSeconds, 600, 1, DAY),
     totpIssuer: text('totpIssuer', options.totpIssuer, 'tenant-auth'),
+    relyingParty: options.webauthn === undefined ? undefined : resolveRelyingParty(options.webauthn),
     auditRetentionSeconds: integer('auditRetentionSeconds', options.auditRetentionSeconds, 90 * DAY, 1),
     onEvent: options.onEvent,
     instrumentation,

@@ -207,6 +207,9 @@ export const AUDIT_EVENT_TYPES = [
   'recovery_codes_regenerated',
   'reauthenticated',
   'security_policy_changed',
+  'passkey_added',
+  'passkey_removed',
+  'passkey_counter_regressed',
 ] as const;
 
 /**

@@ -12,6 +12,7 @@ import type { ActiveSessionCache } from './sessions/active-session-cache.js';
 import type { SessionTokens } from './sessions/session-tokens.js';
 import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
 import type { OneTimeTokens } from './tokens/one-time-tokens.js';
+import type { PasskeyCeremonies } from './webauthn/passkey-ceremonies.js';
 
 /** @internal What the services of 1.1 share, built once by `createTenantAuth`. */
 export interface Services {
@@ -39,4 +40,6 @@ export interface Services {
   reauthMaxAgeSeconds: number;
   /** The issuer of `otpauth://` URIs. */
   totpIssuer: string;
+  /** The WebAuthn ceremonies of passkeys. */
+  ceremonies: PasskeyCeremonies;
 }

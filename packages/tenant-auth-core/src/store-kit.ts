@@ -35,6 +35,12 @@ export type {
   TotpFactorRecord,
 } from './stores/factor-store.js';
 export type {
+  PasskeyRecord,
+  PasskeyStore,
+  WebAuthnChallengePurpose,
+  WebAuthnChallengeRecord,
+} from './stores/passkey-store.js';
+export type {
   AuditEventQuery,
   AuditEventStore,
   OneTimeTokenStore,

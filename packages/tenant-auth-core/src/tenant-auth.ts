@@ -18,6 +18,7 @@ import type {
   TotpSetup,
   VerifyMfaInput,
 } from './mfa/mfa-types.js';
+import type { PublicKeyCredentialRequestOptionsJSON, TenantAuthPasskeys } from './passkeys/passkey-types.js';
 import type { PasswordHasherStats } from './passwords/hasher.js';
 import type { ClientBudget, RateLimitResult } from './rate-limit/rate-limit-result.js';
 import type { Invitation, Member, RequestContext, SessionInfo, Tenant } from './records.js';
@@ -83,7 +84,7 @@ export interface TenantAuthStats {
  * const claims = await auth.verifyAccessToken(accessToken);
  * const tenant = await auth.getMyTenant(claims);
  */
-export interface TenantAuth {
+export interface TenantAuth extends TenantAuthPasskeys {
   /** What the inputs accept (lengths), for documents and forms. */
   readonly inputLimits: InputLimits;
   /**
@@ -157,6 +158,13 @@ export interface TenantAuth {
    * fails with `reauthentication_required` (and `invalid_token` when the session is no longer active).
    */
   requireRecentAuth(claims: AccessClaims, options?: { maxAgeSeconds?: number }): Promise<void>;
+  /** WebAuthn request options for the caller's passkeys, to re-authenticate with one (`method: 'passkey'`). */
+  reauthenticationOptions(claims: AccessClaims): Promise<PublicKeyCredentialRequestOptionsJSON>;
+  /**
+   * WebAuthn request options listing the passkeys of a `mfa_required` challenge's user, to answer it with
+   * `verifyMfa({ method: 'passkey', credential })`. Fails with `invalid_token`.
+   */
+  mfaPasskeyOptions(input: { mfaToken: string }): Promise<PublicKeyCredentialRequestOptionsJSON>;
   /** The caller's tenant's security policy (admin). */
   getSecurityPolicy(claims: AccessClaims): Promise<SecurityPolicy>;
   /**

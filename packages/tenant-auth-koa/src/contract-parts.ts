@@ -68,6 +68,9 @@ export const auditEventTypeSchema = z
     'recovery_codes_regenerated',
     'reauthenticated',
     'security_policy_changed',
+    'passkey_added',
+    'passkey_removed',
+    'passkey_counter_regressed',
   ])
   .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
 
@@ -103,6 +106,7 @@ export const fieldErrorCodeSchema = z
     'invalid_or_expired',
     'incorrect',
     'invalid_role',
+    'invalid_credential',
   ])
   .meta({ id: 'FieldErrorCode', description: 'Why a field was refused; switch on this.' });
 
@@ -130,8 +134,8 @@ export const amrSchema = z
  * const { methods } = problem; if (methods.includes('totp')) askForCode();
  */
 export const mfaMethodSchema = z
-  .enum(['totp', 'recovery_code'])
-  .meta({ id: 'MfaMethod', description: 'A second factor: `totp` or `recovery_code`.' });
+  .enum(['totp', 'recovery_code', 'passkey'])
+  .meta({ id: 'MfaMethod', description: 'A second factor: `totp`, `recovery_code` or `passkey`.' });
 
 /**
  * The `code` of a problem (the `ProblemCode` union).

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { amrSchema, auditCursor, auditEventTypeSchema, id, isoDate, roleSchema } from './contract-parts.js';
 import { recoveryCodesSchema } from './mfa-contract.js';
+import { passkeySchema } from './passkey-contract.js';
 
 export {
   amrSchema,
@@ -17,6 +18,12 @@ export {
   securityPolicySchema,
   totpSetupSchema,
 } from './mfa-contract.js';
+export {
+  creationOptionsSchema,
+  passkeyListSchema,
+  passkeySchema,
+  requestOptionsSchema,
+} from './passkey-contract.js';
 export { fieldErrorSchema, problemSchema } from './problem-contract.js';
 export { requestSchemas } from './request-schemas.js';
 
@@ -224,6 +231,27 @@ export const totpConfirmResponseSchema = z
     id: 'TotpConfirmResponse',
     description:
       'The recovery codes (`null` when the earlier ones stay); with an `mfaToken`, the token response of the new session too.',
+  });
+
+/**
+ * The body of `POST /auth/passkeys`: the passkey, and with a setup `mfaToken` the token response of the new
+ * session and the recovery codes too.
+ *
+ * @example
+ * const body = addPasskeyResponseSchema.parse(await res.json());
+ */
+export const addPasskeyResponseSchema = z
+  .union([
+    z.intersection(
+      z.intersection(tokenResponseSchema, recoveryCodesSchema),
+      z.object({ passkey: passkeySchema }),
+    ),
+    z.object({ passkey: passkeySchema }),
+  ])
+  .meta({
+    id: 'AddPasskeyResponse',
+    description:
+      'The new passkey; with a setup `mfaToken`, the token response of the new session and the recovery codes too.',
   });
 
 /**

@@ -2,10 +2,12 @@
 import { z } from 'zod';
 import {
   acceptedSchema,
+  addPasskeyResponseSchema,
   amrSchema,
   auditEventPageSchema,
   auditEventSchema,
   auditEventTypeSchema,
+  creationOptionsSchema,
   fieldErrorCodeSchema,
   fieldErrorSchema,
   healthSchema,
@@ -17,11 +19,14 @@ import {
   memberSchema,
   meSchema,
   mfaMethodSchema,
+  passkeyListSchema,
+  passkeySchema,
   problemCodeSchema,
   problemSchema,
   publicUserSchema,
   recoveryCodesSchema,
   registerResponseSchema,
+  requestOptionsSchema,
   revokedCountSchema,
   roleSchema,
   securityPolicySchema,
@@ -77,6 +82,11 @@ export const RESPONSE_SCHEMAS: readonly z.ZodType[] = [
   fieldErrorSchema,
   problemCodeSchema,
   problemSchema,
+  passkeySchema,
+  passkeyListSchema,
+  addPasskeyResponseSchema,
+  creationOptionsSchema,
+  requestOptionsSchema,
 ];
 
 /** @internal The id of a named schema. */

@@ -1,6 +1,7 @@
 import type { InputLimits } from 'tenant-auth-core';
 import { z } from 'zod';
 import { auditCursor, auditEventTypeSchema, mfaMethodSchema, roleSchema } from './contract-parts.js';
+import { credentialSchema, passkeySchemas } from './passkey-contract.js';
 import { MAX_TOKEN_LENGTH } from './problem-codes.js';
 
 /** The fields several request bodies share, with the limits of the `TenantAuth`. */
@@ -128,7 +129,8 @@ function mfaSchemas({ mfaToken, code, deviceInfo, currentPassword }: SharedField
       .object({
         mfaToken,
         method: mfaMethodSchema,
-        code,
+        code: code.optional(),
+        credential: credentialSchema().optional(),
         deviceInfo,
       })
       .meta({ id: 'VerifyMfaRequest', description: 'The body of `POST /auth/mfa/verify`.' }),
@@ -143,6 +145,7 @@ function mfaSchemas({ mfaToken, code, deviceInfo, currentPassword }: SharedField
         password: currentPassword.optional(),
         method: mfaMethodSchema.optional(),
         code: code.optional(),
+        credential: credentialSchema().optional(),
       })
       .meta({ id: 'ReauthenticateRequest', description: 'The body of `POST /auth/reauthenticate`.' }),
     setSecurityPolicy: z
@@ -193,6 +196,7 @@ export function requestSchemas(limits: InputLimits) {
   const passwordAndEmail = passwordAndEmailSchemas(fields);
   const mfa = mfaSchemas(fields);
   const other = otherSchemas(fields);
+  const passkeys = passkeySchemas(fields);
   // Named one by one, not spread: the inferred type keeps the contract's order (the API report).
   return {
     register: credentials.register,
@@ -212,6 +216,10 @@ export function requestSchemas(limits: InputLimits) {
     confirmTotp: mfa.confirmTotp,
     reauthenticate: mfa.reauthenticate,
     setSecurityPolicy: mfa.setSecurityPolicy,
+    passkeyRegistrationOptions: passkeys.passkeyRegistrationOptions,
+    addPasskey: passkeys.addPasskey,
+    passkeyLogin: passkeys.passkeyLogin,
+    mfaPasskeyOptions: passkeys.mfaPasskeyOptions,
     deleteAccount: other.deleteAccount,
     /** The query of `DELETE /sessions`. */
     revokeAllSessionsQuery: other.revokeAllSessionsQuery,

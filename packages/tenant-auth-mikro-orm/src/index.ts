@@ -7,6 +7,8 @@ export type { TenantAuthOneTimeTokenEntity } from './entities/one-time-token.js'
 export { TenantAuthOneTimeToken } from './entities/one-time-token.js';
 export type { TenantAuthOutboxMessageEntity } from './entities/outbox-message.js';
 export { TenantAuthOutboxMessage } from './entities/outbox-message.js';
+export type { TenantAuthPasskeyEntity, TenantAuthWebAuthnChallengeEntity } from './entities/passkey.js';
+export { TenantAuthPasskey, TenantAuthWebAuthnChallenge } from './entities/passkey.js';
 export type {
   TenantAuthMfaChallengeEntity,
   TenantAuthRecoveryCodeEntity,

@@ -3,6 +3,12 @@ import { TenantAuthAuditEvent, type TenantAuthAuditEventEntity } from './entitie
 import { TenantAuthOneTimeToken, type TenantAuthOneTimeTokenEntity } from './entities/one-time-token.js';
 import { TenantAuthOutboxMessage, type TenantAuthOutboxMessageEntity } from './entities/outbox-message.js';
 import {
+  TenantAuthPasskey,
+  type TenantAuthPasskeyEntity,
+  TenantAuthWebAuthnChallenge,
+  type TenantAuthWebAuthnChallengeEntity,
+} from './entities/passkey.js';
+import {
   TenantAuthMfaChallenge,
   type TenantAuthMfaChallengeEntity,
   TenantAuthRecoveryCode,
@@ -30,6 +36,8 @@ export const tenantAuthEntities: readonly [
   EntitySchema<TenantAuthTotpFactorEntity>,
   EntitySchema<TenantAuthRecoveryCodeEntity>,
   EntitySchema<TenantAuthMfaChallengeEntity>,
+  EntitySchema<TenantAuthPasskeyEntity>,
+  EntitySchema<TenantAuthWebAuthnChallengeEntity>,
 ] = [
   TenantAuthTenant,
   TenantAuthUser,
@@ -40,4 +48,6 @@ export const tenantAuthEntities: readonly [
   TenantAuthTotpFactor,
   TenantAuthRecoveryCode,
   TenantAuthMfaChallenge,
+  TenantAuthPasskey,
+  TenantAuthWebAuthnChallenge,
 ];

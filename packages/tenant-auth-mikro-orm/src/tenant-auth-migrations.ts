@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { TenantAuthInitialMigration } from './migrations/migration-20261121132551-initial.js';
 import { TenantAuthRolesTokensOutboxAuditMigration } from './migrations/migration-20261122153000-roles-tokens-outbox-audit.js';
 import { TenantAuthSecondFactorMigration } from './migrations/migration-20261127120000-second-factor.js';
+import { TenantAuthPasskeysMigration } from './migrations/migration-20261127140000-passkeys.js';
 
 /**
  * The migrations of tenant-auth, oldest first, as MikroORM `migrationsList` entries with stable names.
@@ -15,6 +16,7 @@ import { TenantAuthSecondFactorMigration } from './migrations/migration-20261127
  * - `tenant-auth-20261127120000-second-factor` (1.2): sessions' `amr` and `auth_time` (a 1.1 session
  *   was a password one, authenticated when it was created), tenants' `require_mfa` (off), and the
  *   tables of the second factor.
+ * - `tenant-auth-20261127140000-passkeys` (1.2): the passkey and WebAuthn challenge tables.
  *
  * @example
  * const orm = await MikroORM.init({
@@ -30,4 +32,5 @@ export const tenantAuthMigrations: readonly MigrationObject[] = [
     class: TenantAuthRolesTokensOutboxAuditMigration,
   },
   { name: 'tenant-auth-20261127120000-second-factor', class: TenantAuthSecondFactorMigration },
+  { name: 'tenant-auth-20261127140000-passkeys', class: TenantAuthPasskeysMigration },
 ];

@@ -13,6 +13,7 @@ import { authOn, createTestPostgres, TEST_DATABASE_URL } from './support/databas
 
 const ROLES_TOKENS_OUTBOX_AUDIT = 'tenant-auth-20261122153000-roles-tokens-outbox-audit';
 const SECOND_FACTOR = 'tenant-auth-20261127120000-second-factor';
+const PASSKEYS = 'tenant-auth-20261127140000-passkeys';
 const PASSWORD = 'Tr1cky-Harbour-Lantern';
 const REFRESH_SECRET = 'mikro-orm-test-refresh-secret-0123456789';
 const T0 = new Date('2026-01-01T00:00:00.000Z');
@@ -83,7 +84,7 @@ async function upgradesFrom11(orm: CoreMikroORM): Promise<void> {
     [messageId, tenantId, row.template, row.to, sealedAs11(content, row), T0.toISOString(), T0.toISOString()],
   );
 
-  expect(await runTenantAuthMigrations(orm)).toEqual([SECOND_FACTOR]);
+  expect(await runTenantAuthMigrations(orm)).toEqual([SECOND_FACTOR, PASSKEYS]);
   expect(await orm.schema.getUpdateSchemaSQL({ wrap: false })).toMatch(/^(\s|set names[^\n]*)*$/i);
 
   const stores = createMikroOrmStores(orm);

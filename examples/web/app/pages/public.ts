@@ -4,6 +4,7 @@ import { addRoute, announce, client, flashNext, heading, navigate, state, takeTo
 import { field, formAlert, h, onSubmit } from '../dom.js';
 import { problemMessage } from '../messages.js';
 import { continueSignIn } from './second-factor.js';
+import { passkeySignIn } from './passkeys.js';
 
 const PASSWORD_HINT = 'At least 12 characters. A passphrase of a few unrelated words works well.';
 
@@ -66,6 +67,7 @@ addRoute('/sign-in', {
         title,
         h('p', { class: 'lead' }, 'Welcome back. Sign in to your organisation.'),
         form,
+        passkeySignIn(() => navigate(nextPath(params), { replace: true })),
         h(
           'p',
           { class: 'links' },

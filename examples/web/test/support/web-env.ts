@@ -232,7 +232,7 @@ export async function signIn(page: Page, email: string, password = PASSWORD): Pr
   await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 /** Waits until the flash message (the aria-live region) contains `text`; resolves with all of it. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SoftwareAuthenticator } from '../../../../test-support/software-authenticator.js';
 import type { AuditEventType } from '../records.js';
 import { AUDIT_EVENT_TYPES } from '../records.js';
 import {
@@ -15,7 +16,10 @@ import {
 
 describe('audit log', () => {
   it('stores every event type of the contract, with its parties, and never a secret', async () => {
-    const t = setup({ refreshReuseGraceSeconds: 10 });
+    const t = setup({
+      refreshReuseGraceSeconds: 10,
+      webauthn: { rpId: 'app.test', origins: ['https://app.test'] },
+    });
     const ctx = { ipAddress: '203.0.113.7', userAgent: 'Vitest', requestId: 'req-1' };
     const ada = await owner(t.auth, 'ada@example.com'); // registered
     await t.settle();
@@ -81,6 +85,22 @@ describe('audit log', () => {
     await t.auth.setSecurityPolicy(recent, { requireMfa: true }, ctx); // security_policy_changed
     await t.auth.setSecurityPolicy(recent, { requireMfa: false }, ctx);
     await t.auth.disableTotp(recent, ctx); // mfa_disabled
+    // Issue 30: passkeys.
+    const authenticator = new SoftwareAuthenticator('https://app.test');
+    const creation = await t.auth.passkeyRegistrationOptions({ claims: recent });
+    const { passkey } = await t.auth.addPasskey(
+      { claims: recent },
+      { credential: authenticator.register(creation) },
+      ctx,
+    ); // passkey_added
+    const signIn = async (counter: number) =>
+      t.auth.loginWithPasskey(
+        { credential: authenticator.authenticate(await t.auth.passkeyLoginOptions(), { counter }) },
+        ctx,
+      );
+    await signIn(5);
+    await signIn(2).catch(() => {}); // passkey_counter_regressed
+    await t.auth.removePasskey(recent, passkey.id, ctx); // passkey_removed
     await t.auth.whenIdle();
     // Enrolling revoked Ada's other sessions: she reads the log from the one she reauthenticated.
     ada.claims = recent;

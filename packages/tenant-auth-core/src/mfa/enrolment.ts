@@ -4,7 +4,6 @@ import { invalidToken, TenantAuthError } from '../errors.js';
 import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
 import type { MfaChallengeRecord } from '../stores/factor-store.js';
-import type { TransactionStores } from '../stores/tenant-auth-stores.js';
 import {
   incorrectCode,
   openTotpSecret,
@@ -14,7 +13,7 @@ import {
   withinMfaBudget,
 } from './factor-answers.js';
 import type { ConfirmTotpInput, ConfirmTotpResult, MfaCaller, TotpSetup } from './mfa-types.js';
-import { hashRecoveryCode, newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.js';
+import { storeNewRecoveryCodes } from './recovery-codes.js';
 import { mfaTokenHash } from './second-factor-gate.js';
 import { newTotpSecret, totpUri, verifyTotp } from './totp.js';
 import { withSecondFactor } from './verification.js';
@@ -27,18 +26,6 @@ interface Enrolling {
   user: UserRecord;
   claims: AccessClaims | null;
   challenge: MfaChallengeRecord | null;
-}
-
-/** @internal A new set of recovery codes for `user`, stored (hashed) through `stores`; the codes themselves returned. */
-export async function storeNewRecoveryCodes(
-  services: Pick<Services, 'random' | 'clock'>,
-  stores: Pick<TransactionStores, 'factors'>,
-  user: Pick<UserRecord, 'tenantId' | 'id'>,
-): Promise<string[]> {
-  const codes = newRecoveryCodes(services.random);
-  const hashes = codes.map((code) => hashRecoveryCode(user.id, normalizeRecoveryCode(code) ?? code));
-  await stores.factors.replaceRecoveryCodes(user.tenantId, user.id, hashes, services.clock.now());
-  return codes;
 }
 
 /** @internal TOTP enrolment: `setupTotp` and `confirmTotp`. */

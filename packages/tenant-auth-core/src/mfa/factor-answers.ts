@@ -57,6 +57,15 @@ export function methodField(value: unknown, field = 'method'): FieldError | unde
   return undefined;
 }
 
+/** @internal A required `credential` field (a WebAuthn response: an object), or its field error. */
+export function credentialField(value: unknown, field = 'credential'): FieldError | undefined {
+  if (value === undefined || value === null)
+    return { field, code: 'required', message: 'This field is required.' };
+  if (typeof value !== 'object' || Array.isArray(value))
+    return { field, code: 'invalid_type', message: `${field} must be an object.` };
+  return undefined;
+}
+
 /** @internal Throws `validation_failed` with the field errors given, if any. */
 export function refuseFields(errors: (FieldError | undefined)[]): void {
   const found = errors.filter((e): e is FieldError => e !== undefined);
@@ -85,6 +94,8 @@ export function createFactorAnswers(services: Pick<Services, 'sealer' | 'clock' 
     code: string,
   ): Promise<boolean> {
     const now = clock.now();
+    // A passkey is no code: it is answered through its WebAuthn ceremony (passkey-answer.ts).
+    if (method === 'passkey') return false;
     if (method === 'recovery_code') {
       const canonical = normalizeRecoveryCode(code);
       if (canonical === null) return false;

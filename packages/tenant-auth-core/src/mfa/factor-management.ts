@@ -3,8 +3,8 @@ import type { AccessClaims } from '../claims.js';
 import { notFound, TenantAuthError, validationError } from '../errors.js';
 import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
-import { storeNewRecoveryCodes } from './enrolment.js';
 import type { Me, SecurityPolicy } from './mfa-types.js';
+import { storeNewRecoveryCodes } from './recovery-codes.js';
 import { factorMethods } from './second-factor-gate.js';
 
 const mfaNotEnabled = () =>
@@ -30,14 +30,15 @@ export function createFactorManagement(
     const user = await requireRecent(claims);
     await events.transaction(async (tx, record) => {
       if (!(await tx.tenants.lock(user.tenantId))) throw notFound();
-      if ((await tx.tenants.findById(user.tenantId))?.requireMfa)
+      const last = (await tx.passkeys.countForUser(user.tenantId, user.id)) === 0;
+      if (last && (await tx.tenants.findById(user.tenantId))?.requireMfa)
         throw new TenantAuthError(
           'mfa_required_by_tenant',
           'Your organisation requires a second factor: this is your last one.',
         );
       if (!(await tx.factors.deleteTotp(user.tenantId, user.id))) throw notFound();
-      // No passkey remains (none exist yet): the recovery codes go with the last factor.
-      await tx.factors.deleteRecoveryCodes(user.tenantId, user.id);
+      // When no passkey remains, the recovery codes go with the last factor.
+      if (last) await tx.factors.deleteRecoveryCodes(user.tenantId, user.id);
       await record({ type: 'mfa_disabled', ...events.base(partiesOf(user, claims), context) });
     });
   }
@@ -92,6 +93,7 @@ export function createFactorManagement(
     const user = await currentUser(stores, claims);
     const totp = await stores.factors.findTotp(user.tenantId, user.id);
     const recoveryCodesRemaining = await stores.factors.countRecoveryCodes(user.tenantId, user.id);
+    const passkeys = await stores.passkeys.countForUser(user.tenantId, user.id);
     return {
       id: user.id,
       email: user.email,
@@ -99,7 +101,7 @@ export function createFactorManagement(
       role: user.role,
       emailVerified: user.emailVerified,
       createdAt: user.createdAt,
-      mfa: { totp: totp?.confirmedAt != null, passkeys: 0, recoveryCodesRemaining },
+      mfa: { totp: totp?.confirmedAt != null, passkeys, recoveryCodesRemaining },
     };
   }
 

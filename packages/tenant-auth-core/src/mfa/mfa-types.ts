@@ -7,7 +7,7 @@ import type { Role } from '../members/roles.js';
  * @example
  * if ((MFA_METHODS as readonly string[]).includes(body.method)) input.method = body.method;
  */
-export const MFA_METHODS = ['totp', 'recovery_code'] as const;
+export const MFA_METHODS = ['totp', 'recovery_code', 'passkey'] as const;
 
 /**
  * One of {@link MFA_METHODS}.
@@ -44,8 +44,13 @@ export interface MfaChallenge {
 export interface VerifyMfaInput {
   mfaToken: string;
   method: MfaMethod;
-  /** Six digits for `totp`; a recovery code such as `k7pmq-x4t2r` (case and dashes ignored). */
-  code: string;
+  /** Six digits for `totp`; a recovery code such as `k7pmq-x4t2r` (case and dashes ignored). Not for `passkey`. */
+  code?: string | undefined;
+  /**
+   * For `passkey`: the WebAuthn assertion (`AuthenticationResponseJSON`) made with the options of
+   * {@link TenantAuth.mfaPasskeyOptions}.
+   */
+  credential?: unknown;
   /** Free text naming the device (at most 200 characters). */
   deviceInfo?: string | undefined;
 }
@@ -100,7 +105,8 @@ export interface ConfirmTotpResult {
 }
 
 /**
- * Input of {@link TenantAuth.reauthenticate}: the password, and, when the user has a factor, a code.
+ * Input of {@link TenantAuth.reauthenticate}: the password, and, when the user has a factor, a code; or a
+ * passkey's assertion alone.
  *
  * @example
  * const input: ReauthenticateInput = { password, method: 'totp', code: '123456' };
@@ -109,6 +115,11 @@ export interface ReauthenticateInput {
   password?: string | undefined;
   method?: MfaMethod | undefined;
   code?: string | undefined;
+  /**
+   * With `method: 'passkey'` (and no password): the WebAuthn assertion made with the options of
+   * {@link TenantAuth.reauthenticationOptions}.
+   */
+  credential?: unknown;
 }
 
 /**
@@ -139,7 +150,7 @@ export interface Me {
   mfa: {
     /** Whether a confirmed TOTP factor is active. */
     totp: boolean;
-    /** Passkeys registered (0 until passkeys exist). */
+    /** Passkeys registered. */
     passkeys: number;
     /** Recovery codes not used yet. */
     recoveryCodesRemaining: number;

@@ -1,6 +1,7 @@
 import type { Services } from '../services.js';
 import { createTotpEnrolment } from './enrolment.js';
 import { createFactorManagement } from './factor-management.js';
+import { createMfaPasskeyOptions } from './passkey-answer.js';
 import { createRecentAuth } from './recent-auth.js';
 import { createChallengeFailures, createMfaVerification } from './verification.js';
 
@@ -9,7 +10,7 @@ import { createChallengeFailures, createMfaVerification } from './verification.j
  * removing TOTP, recovery codes, recent authentication, the tenant's policy and the caller's account.
  */
 export function createMfa(services: Services) {
-  const { requireRecent, reauthenticate } = createRecentAuth(services);
+  const { requireRecent, reauthenticate, reauthenticationOptions } = createRecentAuth(services);
   const { setupTotp, confirmTotp } = createTotpEnrolment(
     services,
     (claims) => requireRecent(claims),
@@ -20,6 +21,8 @@ export function createMfa(services: Services) {
     setupTotp,
     confirmTotp,
     reauthenticate,
+    reauthenticationOptions,
+    mfaPasskeyOptions: createMfaPasskeyOptions(services),
     async requireRecentAuth(
       claims: Parameters<typeof requireRecent>[0],
       options: { maxAgeSeconds?: number } = {},

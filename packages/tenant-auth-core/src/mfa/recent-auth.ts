@@ -14,6 +14,7 @@ import {
   withinMfaBudget,
 } from './factor-answers.js';
 import type { ReauthenticateInput } from './mfa-types.js';
+import { createPasskeyProof, createReauthenticationOptions } from './passkey-answer.js';
 import { factorMethods } from './second-factor-gate.js';
 import { withSecondFactor } from './verification.js';
 
@@ -31,6 +32,7 @@ export const reauthenticationRequired = () =>
 export function createRecentAuth(services: Services) {
   const { stores, clock, events, hasher, sessionTokens, limits, reauthMaxAgeSeconds } = services;
   const answer = createFactorAnswers(services);
+  const provePasskey = createPasskeyProof(services);
 
   /**
    * The caller, when its session is active, its `authTime` at most `maxAgeSeconds` old and, when it has
@@ -69,7 +71,10 @@ export function createRecentAuth(services: Services) {
   ): Promise<TokenResponse> {
     const now = clock.now();
     const user = await actingUser(stores, claims, now);
-    const strong = (await factorMethods(stores, user)).length > 0;
+    const methods = await factorMethods(stores, user);
+    if (input?.method === 'passkey' && methods.includes('passkey'))
+      return withNewProof(claims, user, await provePasskey(claims, user, input.credential, context), context);
+    const strong = methods.length > 0;
     refuseFields([
       stringField(input?.password, 'password'),
       ...(strong ? [methodField(input?.method), stringField(input?.code, 'code')] : []),
@@ -91,10 +96,20 @@ export function createRecentAuth(services: Services) {
         throw incorrectCode();
       }
     }
+    return withNewProof(claims, user, strong ? withSecondFactor(['pwd']) : ['pwd'], context);
+  }
+
+  /** The same session, rotated, with `authTime` now and `amr` as just proven. */
+  async function withNewProof(
+    claims: AccessClaims,
+    user: UserRecord,
+    amr: AuthMethod[],
+    context: RequestContext,
+  ): Promise<TokenResponse> {
+    const now = clock.now();
     const session = await stores.sessions.findById(claims.tenantId, claims.sessionId);
     if (!session) throw invalidToken();
     const { refreshToken, next } = await sessionTokens.rotationFor(session, now);
-    const amr: AuthMethod[] = strong ? withSecondFactor(['pwd']) : ['pwd'];
     const parties = { tenantId: user.tenantId, actorId: user.id, subjectId: user.id, sessionId: session.id };
     const event = { type: 'reauthenticated', ...events.base(parties, context) } as const;
     const done = await stores.sessions.reauthenticate(
@@ -109,5 +124,5 @@ export function createRecentAuth(services: Services) {
     return sessionTokens.respond(done, user, refreshToken, true);
   }
 
-  return { requireRecent, reauthenticate };
+  return { requireRecent, reauthenticate, reauthenticationOptions: createReauthenticationOptions(services) };
 }

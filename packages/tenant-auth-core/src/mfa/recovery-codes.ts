@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { RandomBytes } from '../clock.js';
+import type { Clock, RandomBytes } from '../clock.js';
+import type { UserRecord } from '../records.js';
+import type { TransactionStores } from '../stores/tenant-auth-stores.js';
 
 /**
  * @internal Recovery codes (API.md 1.2): a set of 10, each 10 characters of a 32-letter alphabet (50
@@ -43,4 +45,16 @@ export function hashRecoveryCode(userId: string, canonicalCode: string): string 
   return createHash('sha256')
     .update(`tenant-auth/recovery-code/v1\u0000${userId}\u0000${canonicalCode}`)
     .digest('base64url');
+}
+
+/** @internal A new set of recovery codes for `user`, stored (hashed) through `stores`; the codes themselves returned. */
+export async function storeNewRecoveryCodes(
+  services: { random: RandomBytes; clock: Clock },
+  stores: Pick<TransactionStores, 'factors'>,
+  user: Pick<UserRecord, 'tenantId' | 'id'>,
+): Promise<string[]> {
+  const codes = newRecoveryCodes(services.random);
+  const hashes = codes.map((code) => hashRecoveryCode(user.id, normalizeRecoveryCode(code) ?? code));
+  await stores.factors.replaceRecoveryCodes(user.tenantId, user.id, hashes, services.clock.now());
+  return codes;
 }

@@ -20,13 +20,18 @@ export function mfaTokenHash(token: string): string {
 
 /** @internal The user's second factors, as `methods` lists them; empty when the user has none. */
 export async function factorMethods(
-  stores: Pick<TransactionStores, 'factors'>,
+  stores: Pick<TransactionStores, 'factors' | 'passkeys'>,
   user: Pick<UserRecord, 'tenantId' | 'id'>,
 ): Promise<MfaMethod[]> {
   const totp = await stores.factors.findTotp(user.tenantId, user.id);
-  if (!totp?.confirmedAt) return [];
-  const codes = await stores.factors.countRecoveryCodes(user.tenantId, user.id);
-  return codes > 0 ? ['totp', 'recovery_code'] : ['totp'];
+  const passkeys = await stores.passkeys.countForUser(user.tenantId, user.id);
+  const methods: MfaMethod[] = [];
+  if (totp?.confirmedAt) methods.push('totp');
+  if (passkeys > 0) methods.push('passkey');
+  if (methods.length === 0) return [];
+  // Recovery codes count only beside a factor (they go with the last one).
+  if ((await stores.factors.countRecoveryCodes(user.tenantId, user.id)) > 0) methods.push('recovery_code');
+  return methods;
 }
 
 /**
@@ -35,7 +40,7 @@ export async function factorMethods(
  * (the user has a factor) or `mfa_setup_required` (the tenant requires one and the user has none).
  */
 export function createSecondFactorGate(deps: {
-  stores: Pick<TransactionStores, 'factors' | 'tenants'>;
+  stores: Pick<TransactionStores, 'factors' | 'passkeys' | 'tenants'>;
   clock: Clock;
   random: RandomBytes;
 }) {

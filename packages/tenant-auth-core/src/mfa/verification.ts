@@ -1,10 +1,12 @@
 import { optionalText } from '../accounts/inputs.js';
 import type { AuthMethod, TokenResponse } from '../claims.js';
+import type { TenantAuthError } from '../errors.js';
 import type { RequestContext } from '../records.js';
 import type { Services } from '../services.js';
 import type { MfaChallengeRecord } from '../stores/factor-store.js';
 import {
   createFactorAnswers,
+  credentialField,
   incorrectCode,
   invalidMfaToken,
   methodField,
@@ -13,6 +15,7 @@ import {
   withinMfaBudget,
 } from './factor-answers.js';
 import type { VerifyMfaInput } from './mfa-types.js';
+import { createPasskeyAnswer } from './passkey-answer.js';
 import { MFA_CHALLENGE_MAX_FAILURES, mfaTokenHash } from './second-factor-gate.js';
 
 /** Thrown inside a transaction to undo it when the answer was wrong. */
@@ -31,7 +34,11 @@ export const withSecondFactor = (first: readonly AuthMethod[]): AuthMethod[] => 
  */
 export function createChallengeFailures(services: Services) {
   const { stores, events } = services;
-  return async function failed(challenge: MfaChallengeRecord, context: RequestContext): Promise<never> {
+  return async function failed(
+    challenge: MfaChallengeRecord,
+    context: RequestContext,
+    answer: TenantAuthError = incorrectCode(),
+  ): Promise<never> {
     const failures = await stores.factors.recordChallengeFailure(challenge.tokenHash);
     // The fifth wrong answer kills the challenge (consumed as of the epoch: whatever its expiry).
     if (failures >= MFA_CHALLENGE_MAX_FAILURES)
@@ -43,7 +50,7 @@ export function createChallengeFailures(services: Services) {
       sessionId: null,
     };
     await events.record({ type: 'mfa_challenge_failed', ...events.base(parties, context) });
-    throw incorrectCode();
+    throw answer;
   };
 }
 
@@ -52,16 +59,18 @@ export function createMfaVerification(services: Services) {
   const { stores, clock, events, sessionTokens } = services;
   const answer = createFactorAnswers(services);
   const failed = createChallengeFailures(services);
+  const verifyPasskey = createPasskeyAnswer(services, failed);
 
   return async function verifyMfa(
     input: VerifyMfaInput,
     context: RequestContext = {},
   ): Promise<TokenResponse> {
     const deviceInfo = optionalText(input?.deviceInfo, 'deviceInfo');
+    const passkey = input?.method === 'passkey';
     refuseFields([
       stringField(input?.mfaToken, 'mfaToken'),
       methodField(input?.method),
-      stringField(input?.code, 'code'),
+      passkey ? credentialField(input?.credential) : stringField(input?.code, 'code'),
       deviceInfo.ok ? undefined : deviceInfo.error,
     ]);
     const hash = mfaTokenHash(input.mfaToken);
@@ -69,6 +78,7 @@ export function createMfaVerification(services: Services) {
     if (challenge?.purpose !== 'verify') throw invalidMfaToken();
     const user = await stores.users.findById(challenge.tenantId, challenge.userId);
     if (!user) throw invalidMfaToken();
+    if (passkey) return verifyPasskey(challenge, user, input, context);
 
     let response: TokenResponse | undefined;
     const right = await withinMfaBudget(services, user.id, context, async () => {
@@ -84,7 +94,7 @@ export function createMfaVerification(services: Services) {
           // The challenge is used up in the transaction that makes the session: of two concurrent answers
           // one gets it; a wrong answer rolls it back, still usable.
           if (!(await tx.factors.consumeChallenge(hash, clock.now()))) throw invalidMfaToken();
-          if (!(await answer(tx, user, input.method, input.code))) throw new WrongAnswer();
+          if (!(await answer(tx, user, input.method, input.code as string))) throw new WrongAnswer();
           await tx.sessions.create(made.session);
           const parties = {
             tenantId: user.tenantId,

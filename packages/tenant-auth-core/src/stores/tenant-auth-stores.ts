@@ -11,6 +11,7 @@ import type {
   UserRecord,
 } from '../records.js';
 import type { FactorStore } from './factor-store.js';
+import type { PasskeyStore } from './passkey-store.js';
 
 /**
  * Tenants. Every id a method takes comes from verified token claims or from core, never raw from a
@@ -353,6 +354,7 @@ export interface TransactionStores {
   readonly outbox: OutboxStore;
   readonly auditEvents: AuditEventStore;
   readonly factors: FactorStore;
+  readonly passkeys: PasskeyStore;
 }
 
 /**

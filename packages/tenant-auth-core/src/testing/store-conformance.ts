@@ -11,6 +11,7 @@ import { listLimitCases } from './conformance/list-limits.js';
 import { emailChangeCases, memberChangeCases, memberListCases } from './conformance/members.js';
 import { tokenConsumeCases, tokenIssueCases, tokenTenantCases } from './conformance/one-time-tokens.js';
 import { outboxCases } from './conformance/outbox.js';
+import { passkeyCases, webauthnChallengeCases } from './conformance/passkeys.js';
 import { rotateCurrentCases } from './conformance/rotate-current.js';
 import { reauthenticateCases, requireMfaCases } from './conformance/second-factor-sessions.js';
 import { sessionFindByIdCases, sessionFindByRefreshHashCases } from './conformance/session-reads.js';
@@ -73,6 +74,8 @@ const CASES: ((context: ConformanceContext) => void)[] = [
   challengeCases,
   reauthenticateCases,
   requireMfaCases,
+  passkeyCases,
+  webauthnChallengeCases,
 ];
 
 /**

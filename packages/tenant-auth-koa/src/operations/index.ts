@@ -7,6 +7,7 @@ import { INVITATION_OPERATIONS } from './invitations.js';
 import { MEMBER_OPERATIONS } from './members.js';
 import { META_OPERATIONS } from './meta.js';
 import { MFA_OPERATIONS } from './mfa.js';
+import { PASSKEY_OPERATIONS } from './passkeys.js';
 import { RECOVERY_OPERATIONS } from './recovery.js';
 import { SESSION_OPERATIONS } from './sessions.js';
 import { TENANT_OPERATIONS } from './tenants.js';
@@ -27,6 +28,7 @@ export const OPERATIONS: readonly Operation[] = Object.freeze([
   ...ACCOUNT_OPERATIONS,
   ...AUDIT_OPERATIONS,
   ...META_OPERATIONS,
+  ...PASSKEY_OPERATIONS,
 ]);
 
 /** @internal Whether an operation is served (and documented) with these options. */

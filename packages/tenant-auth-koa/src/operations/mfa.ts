@@ -22,17 +22,18 @@ import { requestContext } from '../request-context.js';
 import { toTokenResponse } from '../serialize.js';
 import { type BodyOf, defineOperation, type RouteSettings, type Same } from './define.js';
 
-// The bodies are core's inputs, field for field (an `mfaToken` picks the caller of the enrolment routes).
-true satisfies Same<BodyOf<'verifyMfa'>, VerifyMfaInput>;
+// The bodies are core's inputs, field for field (an `mfaToken` picks the caller of the enrolment routes; a
+// passkey's `credential` is core's to check, `unknown` there).
+true satisfies Same<Omit<BodyOf<'verifyMfa'>, 'credential'>, Omit<VerifyMfaInput, 'credential'>>;
 true satisfies Same<Omit<BodyOf<'confirmTotp'>, 'mfaToken'>, ConfirmTotpInput>;
-true satisfies Same<BodyOf<'reauthenticate'>, ReauthenticateInput>;
+true satisfies Same<Omit<BodyOf<'reauthenticate'>, 'credential'>, Omit<ReauthenticateInput, 'credential'>>;
 true satisfies Same<BodyOf<'setSecurityPolicy'>, SecurityPolicy>;
 
 /**
- * Who enrols a factor: the `mfaToken` of a `mfa_setup_required` when the body has one, else the caller
+ * @internal Who enrols a factor: the `mfaToken` of a `mfa_setup_required` when the body has one, else the caller
  * of an access token (header, then cookie; a cookie only from an allowed origin).
  */
-async function enrollingCaller(ctx: Context, settings: RouteSettings): Promise<MfaCaller> {
+export async function enrollingCaller(ctx: Context, settings: RouteSettings): Promise<MfaCaller> {
   const body = requestBody(ctx);
   const mfaToken =
     typeof body === 'object' && body !== null ? (body as { mfaToken?: unknown }).mfaToken : undefined;

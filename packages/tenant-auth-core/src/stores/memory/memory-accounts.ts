@@ -16,6 +16,9 @@ export function deleteUser(s: MemoryState, user: UserRecord): void {
   s.totpFactors.delete(user.id);
   for (const [key, code] of [...s.recoveryCodes]) if (code.userId === user.id) s.recoveryCodes.delete(key);
   for (const [key, c] of [...s.mfaChallenges]) if (c.userId === user.id) s.mfaChallenges.delete(key);
+  for (const [key, p] of [...s.passkeys]) if (p.userId === user.id) s.passkeys.delete(key);
+  for (const [key, c] of [...s.webauthnChallenges])
+    if (c.userId === user.id) s.webauthnChallenges.delete(key);
   for (const session of [...s.sessions.values()]) {
     if (session.userId !== user.id) continue;
     s.sessions.delete(session.id);

@@ -8,6 +8,7 @@ import type {
   UserRecord,
 } from '../../records.js';
 import type { MfaChallengeRecord, TotpFactorRecord } from '../factor-store.js';
+import type { PasskeyRecord, WebAuthnChallengeRecord } from '../passkey-store.js';
 
 /** @internal A stored TOTP factor, with its owner. */
 export type MemoryTotpFactor = TotpFactorRecord & { tenantId: string; userId: string };
@@ -37,6 +38,10 @@ export interface MemoryState {
   recoveryCodes: Map<string, MemoryRecoveryCode>;
   /** By token hash. */
   mfaChallenges: Map<string, MfaChallengeRecord>;
+  /** By id. */
+  passkeys: Map<string, PasskeyRecord>;
+  /** By challenge hash. */
+  webauthnChallenges: Map<string, WebAuthnChallengeRecord>;
 }
 
 const emptyState = (): MemoryState => ({
@@ -53,6 +58,8 @@ const emptyState = (): MemoryState => ({
   totpFactors: new Map(),
   recoveryCodes: new Map(),
   mfaChallenges: new Map(),
+  passkeys: new Map(),
+  webauthnChallenges: new Map(),
 });
 
 /**

@@ -5,6 +5,7 @@ import { MemoryDatabase } from './memory-database.js';
 import { memoryFactorStore } from './memory-factors.js';
 import { memoryOneTimeTokenStore } from './memory-one-time-tokens.js';
 import { memoryOutboxStore } from './memory-outbox.js';
+import { memoryPasskeyStore } from './memory-passkeys.js';
 import type { Run } from './memory-run.js';
 import { memorySessionStore } from './memory-sessions.js';
 
@@ -17,6 +18,7 @@ function storesOn(run: Run): TransactionStores {
     outbox: memoryOutboxStore(run),
     auditEvents: memoryAuditEventStore(run),
     factors: memoryFactorStore(run),
+    passkeys: memoryPasskeyStore(run),
   };
 }
 

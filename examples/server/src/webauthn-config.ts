@@ -1,0 +1,39 @@
+import { isIP } from 'node:net';
+
+/**
+ * The passkey relying party of the server (`WEBAUTHN_RP_ID`, `WEBAUTHN_RP_NAME`, `WEBAUTHN_ORIGINS`),
+ * before tenant-auth checks it at start-up (an RP ID that is not the host of every origin, nor a
+ * registrable suffix of it, is refused naming `WEBAUTHN_RP_ID`).
+ *
+ * @example
+ * const rp: WebAuthnConfig = { rpId: 'example.com', rpName: 'Example', origins: ['https://app.example.com'] };
+ */
+export interface WebAuthnConfig {
+  rpId: string;
+  rpName: string;
+  origins: string[];
+}
+
+/**
+ * The relying party from the environment: each variable as set, else from `appUrl` (its host name, its
+ * origin) and `tenant-auth`. `undefined` (passkeys off) only when none is set and `appUrl`'s host is an IP
+ * address, which cannot be an RP ID (development on a LAN address: set the variables, or use `localhost`).
+ *
+ * @example
+ * webauthnConfigOf({}, 'http://localhost:5173'); // { rpId: 'localhost', rpName: 'tenant-auth', origins: ['http://localhost:5173'] }
+ */
+export function webauthnConfigOf(
+  env: { WEBAUTHN_RP_ID?: string; WEBAUTHN_RP_NAME?: string; WEBAUTHN_ORIGINS?: string },
+  appUrl: string,
+): WebAuthnConfig | undefined {
+  const app = new URL(appUrl);
+  const set = [env.WEBAUTHN_RP_ID, env.WEBAUTHN_RP_NAME, env.WEBAUTHN_ORIGINS].some((v) => v !== undefined);
+  if (!set && isIP(app.hostname.replace(/^\[|\]$/g, '')) !== 0) return undefined;
+  return {
+    rpId: env.WEBAUTHN_RP_ID ?? app.hostname,
+    rpName: env.WEBAUTHN_RP_NAME ?? 'tenant-auth',
+    origins: env.WEBAUTHN_ORIGINS?.split(',')
+      .map((o) => o.trim())
+      .filter((o) => o !== '') ?? [app.origin],
+  };
+}

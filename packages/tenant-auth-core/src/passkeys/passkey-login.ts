@@ -1,0 +1,51 @@
+import { optionalText } from '../accounts/inputs.js';
+import type { TokenResponse } from '../claims.js';
+import { TenantAuthError, validationError } from '../errors.js';
+import type { RequestContext } from '../records.js';
+import type { Services } from '../services.js';
+import { auditCounterRegression, withPasskey } from '../webauthn/passkey-ceremonies.js';
+import type { PasskeyLoginInput } from './passkey-types.js';
+
+/** The one answer to a passkey login that fails, whatever failed (no hint for an attacker). */
+const invalidPasskey = () => new TenantAuthError('invalid_credentials', 'The passkey could not sign you in.');
+
+/** @internal Passwordless sign-in with a discoverable passkey (user verification required). */
+export function createPasskeyLogin(services: Services) {
+  const { stores, clock, events, sessionTokens, ceremonies } = services;
+
+  async function passkeyLoginOptions() {
+    return ceremonies.requestOptions('login', null);
+  }
+
+  async function loginWithPasskey(
+    input: PasskeyLoginInput,
+    context: RequestContext = {},
+  ): Promise<TokenResponse> {
+    const deviceInfo = optionalText(input?.deviceInfo, 'deviceInfo');
+    if (!deviceInfo.ok) throw validationError([deviceInfo.error]);
+    const check = await ceremonies.verifyAssertion('login', input?.credential, null);
+    await auditCounterRegression(events, check, context);
+    if (!check.ok) throw invalidPasskey();
+    const user = await stores.users.findById(check.passkey.tenantId, check.passkey.userId);
+    if (!user) throw invalidPasskey();
+    // Single sign-on's `enforce` (403 sso_required) is decided here, for `user`, before a session is made.
+    const made = await sessionTokens.newSession(user, context, deviceInfo.value, withPasskey([]));
+    const used = await events.transaction(async (tx, record) => {
+      const use = { expectedCounter: check.passkey.counter, counter: check.counter, at: clock.now() };
+      if (!(await tx.passkeys.recordUse(user.tenantId, check.passkey.id, use))) return false;
+      await tx.sessions.create(made.session);
+      const parties = {
+        tenantId: user.tenantId,
+        actorId: user.id,
+        subjectId: user.id,
+        sessionId: made.session.id,
+      };
+      await record({ type: 'login_succeeded', ...events.base(parties, context) });
+      return true;
+    });
+    if (!used) throw invalidPasskey();
+    return sessionTokens.respond(made.session, user, made.refreshToken, true);
+  }
+
+  return { passkeyLoginOptions, loginWithPasskey };
+}
