@@ -2,6 +2,7 @@ import { accountsPart, membersPart, operationsPart, sessionsPart } from './facad
 import { composeServices } from './facade-services.js';
 import { createMfa } from './mfa/mfa.js';
 import { resolveOptions, type TenantAuthOptions } from './options.js';
+import { createSso } from './sso/sso.js';
 import type { TenantAuth } from './tenant-auth.js';
 
 /**
@@ -22,10 +23,12 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   const composed = composeServices(resolveOptions(options));
   const accounts = accountsPart(composed);
   const mfa = createMfa(composed.services);
+  const sso = createSso(composed.services, composed.resolved.sso, (claims) => mfa.requireRecentAuth(claims));
   return {
     ...accounts.part,
     ...sessionsPart(composed),
     ...mfa,
+    ...sso,
     ...membersPart(composed),
     ...operationsPart(composed, accounts.processHeld),
   };

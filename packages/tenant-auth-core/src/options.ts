@@ -10,6 +10,8 @@ import type { PasswordPolicyOptions } from './passwords/policy.js';
 import type { RateLimitStore } from './rate-limit/rate-limit-store.js';
 import type { RequestLimitSettings } from './rate-limit/request-limits.js';
 import { type DataKeysOptions, dataKeysProblem } from './sealing/data-key.js';
+import { resolveSso } from './sso/sso-options.js';
+import type { SsoOptions } from './sso/sso-types.js';
 import type { SessionCheckSettings } from './sessions/active-session-cache.js';
 import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
 import type { AccessTokenKeyOptions } from './tokens/keys.js';
@@ -146,6 +148,11 @@ export interface TenantAuthOptions {
   /** How long audit events are kept before cleanup deletes them. Default 90 days. */
   auditRetentionSeconds?: number;
   /**
+   * Single sign-on per tenant (OpenID Connect): the identity-provider and DNS ports and the callback
+   * URL. Without it the SSO routes answer `unavailable` (changes) or `not_found` (sign-in).
+   */
+  sso?: SsoOptions;
+  /**
    * Receives every auth event once its change has committed (metrics, alerts, a log): ids and addresses,
    * never secrets. Events of a tenant are also stored in its audit log, whatever this hook does.
    */
@@ -184,6 +191,7 @@ export interface ResolvedOptions {
   reauthMaxAgeSeconds: number;
   totpIssuer: string;
   auditRetentionSeconds: number;
+  sso: SsoOptions | undefined;
   onEvent: ((event: AuthEvent) => void) | undefined;
   instrumentation: Instrumentation | undefined;
   logger: Logger;
@@ -206,6 +214,7 @@ function resolveStores(value: unknown): TenantAuthStores {
     'outbox',
     'auditEvents',
     'factors',
+    'sso',
   ] as const) {
     if (typeof stores[part] !== 'object' || stores[part] === null)
       throw fail(`stores.${part}`, 'is required');
@@ -321,6 +330,7 @@ export function resolveOptions(options: TenantAuthOptions): ResolvedOptions {
     reauthMaxAgeSeconds: integer('reauthMaxAgeSeconds', options.reauthMaxAgeSeconds, 600, 1, DAY),
     totpIssuer: text('totpIssuer', options.totpIssuer, 'tenant-auth'),
     auditRetentionSeconds: integer('auditRetentionSeconds', options.auditRetentionSeconds, 90 * DAY, 1),
+    sso: resolveSso(options.sso),
     onEvent: options.onEvent,
     instrumentation,
     logger: resolveLogger(options.logger),

@@ -207,6 +207,13 @@ export const AUDIT_EVENT_TYPES = [
   'recovery_codes_regenerated',
   'reauthenticated',
   'security_policy_changed',
+  'domain_added',
+  'domain_verified',
+  'domain_removed',
+  'sso_configured',
+  'sso_removed',
+  'sso_login',
+  'sso_user_provisioned',
 ] as const;
 
 /**

@@ -35,6 +35,12 @@ export type {
   TotpFactorRecord,
 } from './stores/factor-store.js';
 export type {
+  DomainRecord,
+  SsoConnectionRecord,
+  SsoIdentityRecord,
+  SsoStore,
+} from './stores/sso-store.js';
+export type {
   AuditEventQuery,
   AuditEventStore,
   OneTimeTokenStore,

@@ -68,6 +68,13 @@ export const auditEventTypeSchema = z
     'recovery_codes_regenerated',
     'reauthenticated',
     'security_policy_changed',
+    'domain_added',
+    'domain_verified',
+    'domain_removed',
+    'sso_configured',
+    'sso_removed',
+    'sso_login',
+    'sso_user_provisioned',
   ])
   .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
 
@@ -103,6 +110,8 @@ export const fieldErrorCodeSchema = z
     'invalid_or_expired',
     'incorrect',
     'invalid_role',
+    'invalid_domain',
+    'issuer_unreachable',
   ])
   .meta({ id: 'FieldErrorCode', description: 'Why a field was refused; switch on this.' });
 

@@ -46,4 +46,12 @@ export {
   totpSetupSchema,
 } from './http-contract.js';
 export type { ProblemCode } from './problem-codes.js';
+export {
+  domainListSchema,
+  domainResponseSchema,
+  domainSchema,
+  ssoConnectionSchema,
+  ssoResponseSchema,
+  ssoStartSchema,
+} from './sso-contract.js';
 export { PROBLEM_CODES } from './problem-codes.js';

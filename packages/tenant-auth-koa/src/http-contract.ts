@@ -18,6 +18,14 @@ export {
   totpSetupSchema,
 } from './mfa-contract.js';
 export { fieldErrorSchema, problemSchema } from './problem-contract.js';
+export {
+  domainListSchema,
+  domainResponseSchema,
+  domainSchema,
+  ssoConnectionSchema,
+  ssoResponseSchema,
+  ssoStartSchema,
+} from './sso-contract.js';
 export { requestSchemas } from './request-schemas.js';
 
 /** Largest lifetime a token response states, in seconds: a signed 32-bit integer, as clients' timers hold. */

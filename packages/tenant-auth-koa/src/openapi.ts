@@ -155,6 +155,12 @@ const SHARED_RESPONSES: Record<string, JsonObject> = {
   MfaConflict: problem(
     '`already_enabled` (a TOTP factor is active), `mfa_not_enabled` (the caller has no factor), or `mfa_required_by_tenant` (the tenant requires a factor and this is the last one).',
   ),
+  SsoRequired: problem(
+    "`sso_required`: the tenant signs this address in through single sign-on only (`POST /auth/sso/start`).",
+  ),
+  DomainConflict: problem(
+    '`domain_taken` (another tenant verified the domain) or `domain_not_verified` (its TXT record does not hold the value yet).',
+  ),
 };
 
 /** The response of each problem code, by status (the first code of a status in `problemCodesOf` wins). */
@@ -189,6 +195,9 @@ const PROBLEM_RESPONSES: Record<ProblemCode, [status: string, response: JsonObje
   unavailable: ['503', RESPONSE('Unavailable')],
   // A host route's HTTP error: never one of ours.
   http_error: undefined,
+  sso_required: ['403', RESPONSE('SsoRequired')],
+  domain_taken: ['409', RESPONSE('DomainConflict')],
+  domain_not_verified: ['409', RESPONSE('DomainConflict')],
 };
 
 const SECURITY: Record<Caller, JsonObject[]> = {
@@ -277,8 +286,11 @@ function operationObject(operation: Operation, requests: RequestSchemas, cookies
     name,
     in: 'path',
     required: true,
-    description: `${description} Any value that is not the id of one of yours is \`404\`.`,
-    schema: { type: 'string', format: 'uuid' },
+    description:
+      name === 'name'
+        ? `${description} Any value that is not one of yours is \`404\`.`
+        : `${description} Any value that is not the id of one of yours is \`404\`.`,
+    schema: name === 'name' ? { type: 'string', format: 'hostname' } : { type: 'string', format: 'uuid' },
   }));
   const parameters = [
     ...pathParameters,
@@ -306,7 +318,7 @@ function operationObject(operation: Operation, requests: RequestSchemas, cookies
 }
 
 /** The order of the methods of a path in the document. */
-const METHOD_ORDER = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
+const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** `paths`: one per path of the operations served, in the order of the table; `:name` becomes `{name}`. */
 function pathsOf(options: OpenApiDocumentOptions, requests: RequestSchemas): Record<string, JsonObject> {
@@ -359,6 +371,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
     tags: [
       { name: 'auth', description: 'Registration, login, token refresh, logout, joining by invitation.' },
       { name: 'mfa', description: 'Second factors (TOTP, recovery codes) and recent authentication.' },
+      { name: 'sso', description: "Single sign-on per tenant (OpenID Connect): domains, the tenant's connection, signing in." },
       { name: 'tenants', description: "The caller's tenant." },
       { name: 'sessions', description: "The caller's sessions." },
       { name: 'members', description: 'Members, roles and invitations.' },

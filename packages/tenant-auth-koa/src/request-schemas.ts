@@ -2,6 +2,7 @@ import type { InputLimits } from 'tenant-auth-core';
 import { z } from 'zod';
 import { auditCursor, auditEventTypeSchema, mfaMethodSchema, roleSchema } from './contract-parts.js';
 import { MAX_TOKEN_LENGTH } from './problem-codes.js';
+import { ssoRequestSchemas } from './sso-contract.js';
 
 /** The fields several request bodies share, with the limits of the `TenantAuth`. */
 function sharedFields(limits: InputLimits) {
@@ -193,6 +194,7 @@ export function requestSchemas(limits: InputLimits) {
   const passwordAndEmail = passwordAndEmailSchemas(fields);
   const mfa = mfaSchemas(fields);
   const other = otherSchemas(fields);
+  const sso = ssoRequestSchemas(fields.email);
   // Named one by one, not spread: the inferred type keeps the contract's order (the API report).
   return {
     register: credentials.register,
@@ -217,5 +219,10 @@ export function requestSchemas(limits: InputLimits) {
     revokeAllSessionsQuery: other.revokeAllSessionsQuery,
     /** The query of `GET /tenants/me/audit-events`. */
     auditEventQuery: other.auditEventQuery,
+    addDomain: sso.addDomain,
+    configureSso: sso.configureSso,
+    startSso: sso.startSso,
+    /** The query of `GET /auth/sso/callback`. */
+    ssoCallbackQuery: sso.ssoCallbackQuery,
   };
 }

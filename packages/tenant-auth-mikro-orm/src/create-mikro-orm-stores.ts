@@ -6,6 +6,7 @@ import { mikroOrmFactorStore } from './stores/mikro-orm-factor-store.js';
 import { mikroOrmOneTimeTokenStore } from './stores/mikro-orm-one-time-token-store.js';
 import { mikroOrmOutboxStore } from './stores/mikro-orm-outbox-store.js';
 import { mikroOrmSessionStore } from './stores/mikro-orm-session-store.js';
+import { mikroOrmSsoStore } from './stores/mikro-orm-sso-store.js';
 import { mikroOrmTenantStore } from './stores/mikro-orm-tenant-store.js';
 import { mikroOrmUserStore } from './stores/mikro-orm-user-store.js';
 import { type SqlScope, sqlScopeOf } from './stores/sql.js';
@@ -24,6 +25,7 @@ function storesOn(em: () => EntityManager, scope: () => SqlScope): TransactionSt
     outbox: mikroOrmOutboxStore(em, scope),
     auditEvents: mikroOrmAuditEventStore(em, scope),
     factors: mikroOrmFactorStore(scope),
+    sso: mikroOrmSsoStore(scope),
   };
 }
 

@@ -11,6 +11,14 @@ import {
   type TenantAuthTotpFactorEntity,
 } from './entities/second-factor.js';
 import { TenantAuthSession, type TenantAuthSessionEntity } from './entities/session.js';
+import {
+  TenantAuthDomain,
+  type TenantAuthDomainEntity,
+  TenantAuthSsoConnection,
+  type TenantAuthSsoConnectionEntity,
+  TenantAuthSsoIdentity,
+  type TenantAuthSsoIdentityEntity,
+} from './entities/single-sign-on.js';
 import { TenantAuthTenant, type TenantAuthTenantEntity } from './entities/tenant.js';
 import { TenantAuthUser, type TenantAuthUserEntity } from './entities/user.js';
 
@@ -30,6 +38,9 @@ export const tenantAuthEntities: readonly [
   EntitySchema<TenantAuthTotpFactorEntity>,
   EntitySchema<TenantAuthRecoveryCodeEntity>,
   EntitySchema<TenantAuthMfaChallengeEntity>,
+  EntitySchema<TenantAuthDomainEntity>,
+  EntitySchema<TenantAuthSsoConnectionEntity>,
+  EntitySchema<TenantAuthSsoIdentityEntity>,
 ] = [
   TenantAuthTenant,
   TenantAuthUser,
@@ -40,4 +51,7 @@ export const tenantAuthEntities: readonly [
   TenantAuthTotpFactor,
   TenantAuthRecoveryCode,
   TenantAuthMfaChallenge,
+  TenantAuthDomain,
+  TenantAuthSsoConnection,
+  TenantAuthSsoIdentity,
 ];

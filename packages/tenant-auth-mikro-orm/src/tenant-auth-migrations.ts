@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { TenantAuthInitialMigration } from './migrations/migration-20261121132551-initial.js';
 import { TenantAuthRolesTokensOutboxAuditMigration } from './migrations/migration-20261122153000-roles-tokens-outbox-audit.js';
 import { TenantAuthSecondFactorMigration } from './migrations/migration-20261127120000-second-factor.js';
+import { TenantAuthSingleSignOnMigration } from './migrations/migration-20261127150000-single-sign-on.js';
 
 /**
  * The migrations of tenant-auth, oldest first, as MikroORM `migrationsList` entries with stable names.
@@ -30,4 +31,5 @@ export const tenantAuthMigrations: readonly MigrationObject[] = [
     class: TenantAuthRolesTokensOutboxAuditMigration,
   },
   { name: 'tenant-auth-20261127120000-second-factor', class: TenantAuthSecondFactorMigration },
+  { name: 'tenant-auth-20261127150000-single-sign-on', class: TenantAuthSingleSignOnMigration },
 ];

@@ -9,6 +9,7 @@ import { META_OPERATIONS } from './meta.js';
 import { MFA_OPERATIONS } from './mfa.js';
 import { RECOVERY_OPERATIONS } from './recovery.js';
 import { SESSION_OPERATIONS } from './sessions.js';
+import { SSO_OPERATIONS } from './sso.js';
 import { TENANT_OPERATIONS } from './tenants.js';
 
 /**
@@ -26,6 +27,7 @@ export const OPERATIONS: readonly Operation[] = Object.freeze([
   ...EMAIL_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
   ...AUDIT_OPERATIONS,
+  ...SSO_OPERATIONS,
   ...META_OPERATIONS,
 ]);
 

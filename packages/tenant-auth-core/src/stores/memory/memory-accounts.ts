@@ -16,6 +16,7 @@ export function deleteUser(s: MemoryState, user: UserRecord): void {
   s.totpFactors.delete(user.id);
   for (const [key, code] of [...s.recoveryCodes]) if (code.userId === user.id) s.recoveryCodes.delete(key);
   for (const [key, c] of [...s.mfaChallenges]) if (c.userId === user.id) s.mfaChallenges.delete(key);
+  for (const [key, i] of [...s.ssoIdentities]) if (i.userId === user.id) s.ssoIdentities.delete(key);
   for (const session of [...s.sessions.values()]) {
     if (session.userId !== user.id) continue;
     s.sessions.delete(session.id);
@@ -61,6 +62,8 @@ export function memoryTenantStore(run: Run): TenantStore {
         for (const event of [...s.auditEvents.values()]) {
           if (event.tenantId === tenantId) s.auditEvents.delete(event.id);
         }
+        for (const [key, d] of [...s.domains]) if (d.tenantId === tenantId) s.domains.delete(key);
+        s.ssoConnections.delete(tenantId);
         s.tenants.delete(tenantId);
         s.tenantIdBySlug.delete(tenant.slug);
         return true;

@@ -8,6 +8,7 @@ import type {
   UserRecord,
 } from '../../records.js';
 import type { MfaChallengeRecord, TotpFactorRecord } from '../factor-store.js';
+import type { DomainRecord, SsoConnectionRecord, SsoIdentityRecord } from '../sso-store.js';
 
 /** @internal A stored TOTP factor, with its owner. */
 export type MemoryTotpFactor = TotpFactorRecord & { tenantId: string; userId: string };
@@ -37,6 +38,12 @@ export interface MemoryState {
   recoveryCodes: Map<string, MemoryRecoveryCode>;
   /** By token hash. */
   mfaChallenges: Map<string, MfaChallengeRecord>;
+  /** By `tenantId|name`. */
+  domains: Map<string, DomainRecord>;
+  /** By tenant id. */
+  ssoConnections: Map<string, SsoConnectionRecord>;
+  /** By `tenantId|issuer|subject`. */
+  ssoIdentities: Map<string, SsoIdentityRecord>;
 }
 
 const emptyState = (): MemoryState => ({
@@ -53,6 +60,9 @@ const emptyState = (): MemoryState => ({
   totpFactors: new Map(),
   recoveryCodes: new Map(),
   mfaChallenges: new Map(),
+  domains: new Map(),
+  ssoConnections: new Map(),
+  ssoIdentities: new Map(),
 });
 
 /**

@@ -7,6 +7,7 @@ import { memoryOneTimeTokenStore } from './memory-one-time-tokens.js';
 import { memoryOutboxStore } from './memory-outbox.js';
 import type { Run } from './memory-run.js';
 import { memorySessionStore } from './memory-sessions.js';
+import { memorySsoStore } from './memory-sso.js';
 
 function storesOn(run: Run): TransactionStores {
   return {
@@ -17,6 +18,7 @@ function storesOn(run: Run): TransactionStores {
     outbox: memoryOutboxStore(run),
     auditEvents: memoryAuditEventStore(run),
     factors: memoryFactorStore(run),
+    sso: memorySsoStore(run),
   };
 }
 
