@@ -24,14 +24,19 @@ import {
 const INITIAL = 'tenant-auth-20261121132551-initial';
 const ROLES_TOKENS_OUTBOX_AUDIT = 'tenant-auth-20261122153000-roles-tokens-outbox-audit';
 const SECOND_FACTOR = 'tenant-auth-20261127120000-second-factor';
-const ALL = [INITIAL, ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR];
+const SINGLE_SIGN_ON = 'tenant-auth-20261127150000-single-sign-on';
+const ALL = [INITIAL, ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR, SINGLE_SIGN_ON];
 
-/** Timestamp columns of every table (1.1: 17; 1.2: sessions' auth_time and the second factor's five). */
-const TIMESTAMP_COLUMNS = 23;
+/**
+ * Timestamp columns of every table (1.1: 17; 1.2: sessions' auth_time and the second factor's five, and
+ * single sign-on's five).
+ */
+const TIMESTAMP_COLUMNS = 28;
 
 /** Every foreign key with its delete rule (c: cascade, n: set null). */
 const FOREIGN_KEYS = [
   { conname: 'tenant_auth_audit_event_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_domain_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_mfa_challenge_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_mfa_challenge_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_one_time_token_created_by_foreign', confdeltype: 'n' },
@@ -41,6 +46,9 @@ const FOREIGN_KEYS = [
   { conname: 'tenant_auth_recovery_code_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_session_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_session_user_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_sso_connection_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_sso_identity_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_sso_identity_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_totp_factor_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_totp_factor_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_user_tenant_id_foreign', confdeltype: 'c' },
@@ -113,13 +121,14 @@ function migrationContract(open: () => Promise<{ orm: CoreMikroORM; close: () =>
     expect(times.length).toBe(TIMESTAMP_COLUMNS);
     for (const c of times) expect(c.data_type).toBe('timestamp with time zone');
     expect(columns.filter((c) => c.data_type.startsWith('timestamp')).length).toBe(TIMESTAMP_COLUMNS);
-    // request_id is the client's correlation id: free text.
+    // request_id is the client's correlation id, client_id an identity provider's client: free text.
     const ids = columns.filter(
       (c) =>
         (c.column_name === 'id' || c.column_name.endsWith('_id') || c.column_name === 'created_by') &&
-        c.column_name !== 'request_id',
+        c.column_name !== 'request_id' &&
+        c.column_name !== 'client_id',
     );
-    expect(ids.length).toBe(18 + 6); // 1.2: user and tenant of each second-factor table
+    expect(ids.length).toBe(18 + 6 + 6); // 1.2: user and tenant of each second-factor table; SSO's six
     for (const c of ids) expect(c.data_type).toBe('uuid');
     expect(await foreignKeys(orm)).toEqual(FOREIGN_KEYS);
   });
@@ -206,7 +215,11 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         'run',
       );
 
-      expect(await runTenantAuthMigrations(orm)).toEqual([ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR]);
+      expect(await runTenantAuthMigrations(orm)).toEqual([
+        ROLES_TOKENS_OUTBOX_AUDIT,
+        SECOND_FACTOR,
+        SINGLE_SIGN_ON,
+      ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
 
       const stores = createMikroOrmStores(orm);
@@ -307,6 +320,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
           createdAt: T0,
         },
       });
+      expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SINGLE_SIGN_ON]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SECOND_FACTOR]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([ROLES_TOKENS_OUTBOX_AUDIT]);
       const tables = (await orm.em
@@ -326,6 +340,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
       expect((await orm.migrator.up()).map((m) => m.name)).toEqual([
         ROLES_TOKENS_OUTBOX_AUDIT,
         SECOND_FACTOR,
+        SINGLE_SIGN_ON,
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
       // Applied again, the upgrade knows only that every user was an owner; the verification is lost.
@@ -415,12 +430,15 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
       )) as { name: string }[];
       expect(tables.map((t) => t.name)).toEqual([
         'auth.tenant_auth_audit_event',
+        'auth.tenant_auth_domain',
         'auth.tenant_auth_mfa_challenge',
         'auth.tenant_auth_migrations',
         'auth.tenant_auth_one_time_token',
         'auth.tenant_auth_outbox_message',
         'auth.tenant_auth_recovery_code',
         'auth.tenant_auth_session',
+        'auth.tenant_auth_sso_connection',
+        'auth.tenant_auth_sso_identity',
         'auth.tenant_auth_tenant',
         'auth.tenant_auth_totp_factor',
         'auth.tenant_auth_user',

@@ -21,6 +21,7 @@ import {
   sessionsOfUserCases,
 } from './conformance/session-writes.js';
 import { tenantAndUserCreationCases, userReadAndPasswordCases } from './conformance/tenants-users.js';
+import { domainCases, ssoConnectionCases } from './conformance/sso.js';
 import { transactionCases } from './conformance/transactions.js';
 import { tenantAndOwner } from './fixtures.js';
 import { resolveTestApi, type TestApi } from './test-api.js';
@@ -73,6 +74,8 @@ const CASES: ((context: ConformanceContext) => void)[] = [
   challengeCases,
   reauthenticateCases,
   requireMfaCases,
+  domainCases,
+  ssoConnectionCases,
 ];
 
 /**

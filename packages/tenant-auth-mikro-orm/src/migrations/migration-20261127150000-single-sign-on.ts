@@ -38,8 +38,10 @@ export class TenantAuthSingleSignOnMigration extends Migration {
       `alter table "tenant_auth_sso_identity" add constraint "tenant_auth_sso_identity_user_issuer_unique" unique ("user_id", "issuer");`,
     );
     for (const table of ['domain', 'sso_connection', 'sso_identity']) {
+      // The connection's key is its tenant's: it follows the tenant's id as MikroORM maps such keys.
+      const onTenantUpdate = table === 'sso_connection' ? ' on update cascade' : '';
       this.addSql(
-        `alter table "tenant_auth_${table}" add constraint "tenant_auth_${table}_tenant_id_foreign" foreign key ("tenant_id") references "tenant_auth_tenant" ("id") on delete cascade;`,
+        `alter table "tenant_auth_${table}" add constraint "tenant_auth_${table}_tenant_id_foreign" foreign key ("tenant_id") references "tenant_auth_tenant" ("id")${onTenantUpdate} on delete cascade;`,
       );
     }
     this.addSql(

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { isUuid } from 'tenant-auth-core';
 import type { DomainRecord, SsoConnectionRecord, SsoIdentityRecord, SsoStore } from 'tenant-auth-core/store-kit';
 import {
@@ -39,6 +38,14 @@ const toIdentity = (row: Row<SsoIdentityRecord>): SsoIdentityRecord => ({
   createdAt: new Date(row.createdAt),
 });
 
+/** Whether a driver error is a unique violation (SQLSTATE 23505), however the driver wrapped it. */
+function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
+}
+
 /** Runs `fn` as a store call: driver errors become `TenantAuthError`s whose cause holds no row values. */
 async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -67,6 +74,14 @@ export function mikroOrmSsoStore(scope: () => SqlScope): SsoStore {
       s,
       `select ${DOMAIN_COLUMNS} from ${tables(s).domains} where tenant_id = ? and name = ?`,
       [tenantId, name],
+    );
+    return row ? toDomain(row) : null;
+  };
+  const findVerified = async (s: SqlScope, name: string) => {
+    const [row] = await selectRows<Row<DomainRecord>>(
+      s,
+      `select ${DOMAIN_COLUMNS} from ${tables(s).domains} where verified_name = ?`,
+      [name],
     );
     return row ? toDomain(row) : null;
   };
@@ -100,16 +115,7 @@ on conflict (tenant_id, name) do nothing`,
         );
         return rows.map(toDomain);
       }),
-    findVerifiedDomain: (name) =>
-      guarded(async () => {
-        const s = scope();
-        const [row] = await selectRows<Row<DomainRecord>>(
-          s,
-          `select ${DOMAIN_COLUMNS} from ${tables(s).domains} where verified_name = ?`,
-          [name],
-        );
-        return row ? toDomain(row) : null;
-      }),
+    findVerifiedDomain: (name) => guarded(() => findVerified(scope(), name)),
     verifyDomain: (tenantId, name, at) =>
       guarded(async () => {
         if (!isUuid(tenantId)) return 'missing';
@@ -118,6 +124,8 @@ on conflict (tenant_id, name) do nothing`,
         if (!domain) return 'missing';
         if (domain.verifiedAt !== null) return 'verified';
         try {
+          // Held already: no statement that would fail (a failed statement ends a PostgreSQL transaction).
+          if (await findVerified(s, name)) return 'taken';
           const changed = await affectedRows(
             s,
             `update ${tables(s).domains} set verified_at = ?::timestamptz, verified_name = name
@@ -127,7 +135,7 @@ on conflict (tenant_id, name) do nothing`,
           if (changed === 1) return 'verified';
         } catch (err) {
           // Another tenant holds the name verified (the unique `verified_name`), or won the race to it.
-          if (err instanceof UniqueConstraintViolationException) return 'taken';
+          if (isUniqueViolation(err)) return 'taken';
           throw err;
         }
         return (await findDomain(s, tenantId, name))?.verifiedAt ? 'verified' : 'missing';
