@@ -126,7 +126,7 @@ export function ssoConnectionCases({ test, stores, seedUser }: ConformanceContex
   });
 
   describe('sso.linkIdentity / findIdentity / findIdentityOfUser', () => {
-    const identity = (tenantId: string, userId: string, subject = randomUUID()) => ({
+    const identity = (tenantId: string, userId: string, subject: string = randomUUID()) => ({
       tenantId,
       userId,
       issuer: 'https://idp.example.com',
