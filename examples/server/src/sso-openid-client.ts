@@ -45,11 +45,12 @@ export function createOpenIdClientProvider(options: OpenIdClientProviderOptions 
   const cacheMs = (options.cacheSeconds ?? 300) * 1000;
   const cache = new Map<string, { config: Promise<oidc.Configuration>; until: number }>();
 
-  const configure = (config: oidc.Configuration) => {
-    if (options.allowInsecureRequests) oidc.allowInsecureRequests(config);
-    oidc.enableNonRepudiationChecks(config);
-    config.timeout = timeout;
-  };
+  // openid-client recognises `allowInsecureRequests` among these by identity, and then lets the
+  // discovery request itself go over http too.
+  const execute = [
+    ...(options.allowInsecureRequests ? [oidc.allowInsecureRequests] : []),
+    oidc.enableNonRepudiationChecks,
+  ];
 
   function configurationOf(client: IdentityProviderClient): Promise<oidc.Configuration> {
     const key = JSON.stringify([client.issuer, client.clientId, client.clientSecret]);
@@ -60,7 +61,7 @@ export function createOpenIdClientProvider(options: OpenIdClientProviderOptions 
       client.clientId,
       { client_secret: client.clientSecret, redirect_uris: [client.redirectUri] },
       oidc.ClientSecretBasic(client.clientSecret),
-      { execute: [configure], timeout },
+      { execute, timeout },
     );
     cache.set(key, { config, until: Date.now() + cacheMs });
     // A failed discovery is not kept: the next sign-in tries again.
@@ -72,7 +73,7 @@ export function createOpenIdClientProvider(options: OpenIdClientProviderOptions 
   return {
     async discover(issuer) {
       const config = await oidc.discovery(new URL(issuer), 'tenant-auth-discovery-check', undefined, oidc.None(), {
-        execute: [configure],
+        execute,
         timeout,
       });
       const metadata = config.serverMetadata();
