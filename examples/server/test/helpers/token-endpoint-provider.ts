@@ -81,12 +81,17 @@ export async function startTokenEndpointProvider(): Promise<TokenEndpointProvide
     }
     if (url.pathname === '/token' && req.method === 'POST') {
       const body = await bodyOf(req);
-      const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64');
+      // client_secret_basic: each part form-encoded (RFC 6749 2.3.1), then base64.
+      const [id = '', secret = ''] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
+        .toString('utf8')
+        .split(':')
+        .map((part) => decodeURIComponent(part.replace(/\+/g, ' ')));
       const issued = codes.get(body.get('code') ?? '');
       codes.delete(body.get('code') ?? '');
       const verifier = body.get('code_verifier') ?? '';
       if (
-        req.headers.authorization !== `Basic ${basic}` ||
+        id !== clientId ||
+        secret !== clientSecret ||
         !issued ||
         createHash('sha256').update(verifier).digest('base64url') !== issued.challenge ||
         body.get('redirect_uri') !== issued.redirectUri

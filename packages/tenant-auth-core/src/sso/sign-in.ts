@@ -161,6 +161,8 @@ export function createSsoSignIn(services: Services, sso: SsoOptions | undefined)
     url.search = typeof input?.search === 'string' ? input.search : '';
     const sealed = openState(input?.stateCookie, url);
     if (!sealed) return refuse('invalid_state');
+    // The provider answered an error (the user cancelled, the provider refused): nothing to exchange.
+    if (url.searchParams.has('error')) return refuse('idp_error');
     const connection = await stores.sso.findConnection(sealed.tenantId);
     if (!connection) return refuse('idp_error');
     const result = await sso.identityProvider
