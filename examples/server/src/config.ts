@@ -300,8 +300,7 @@ const schema = z.object({
   ),
   DNS_SERVERS: optionalString.refine(
     (v) =>
-      v === undefined ||
-      v.split(',').every((entry) => DNS_SERVER.test(entry.trim()) && entry.trim() !== ''),
+      v === undefined || v.split(',').every((entry) => DNS_SERVER.test(entry.trim()) && entry.trim() !== ''),
     'must be comma-separated resolvers as host:port with an IP address as host (127.0.0.1:53, [::1]:53)',
   ),
   SSO_ALLOW_INSECURE_ISSUERS: booleanFlag(false),
@@ -398,7 +397,10 @@ function crossChecks(raw: Record<string, string | undefined>): ConfigIssue[] {
   if (production && get('PUBLIC_URL')?.startsWith('http:'))
     add('PUBLIC_URL', 'must use https when NODE_ENV=production');
   if (production && /^\s*(1|true|yes|on)\s*$/i.test(get('SSO_ALLOW_INSECURE_ISSUERS') ?? ''))
-    add('SSO_ALLOW_INSECURE_ISSUERS', 'is not allowed when NODE_ENV=production (identity providers use https)');
+    add(
+      'SSO_ALLOW_INSECURE_ISSUERS',
+      'is not allowed when NODE_ENV=production (identity providers use https)',
+    );
   if (production && get('ENCRYPTION_KEY') === undefined)
     add('ENCRYPTION_KEY', `is required when NODE_ENV=production (32 random bytes: ${GENERATE_SECRET})`);
   if (production && get('DATABASE_URL') === 'memory:')

@@ -72,10 +72,16 @@ export function createOpenIdClientProvider(options: OpenIdClientProviderOptions 
 
   return {
     async discover(issuer) {
-      const config = await oidc.discovery(new URL(issuer), 'tenant-auth-discovery-check', undefined, oidc.None(), {
-        execute,
-        timeout,
-      });
+      const config = await oidc.discovery(
+        new URL(issuer),
+        'tenant-auth-discovery-check',
+        undefined,
+        oidc.None(),
+        {
+          execute,
+          timeout,
+        },
+      );
       const metadata = config.serverMetadata();
       if (metadata.issuer !== issuer && metadata.issuer !== issuer.replace(/\/+$/, ''))
         throw new Error('the discovery document names another issuer');
@@ -114,7 +120,9 @@ export function createOpenIdClientProvider(options: OpenIdClientProviderOptions 
             subject: claims.sub,
             email: typeof claims.email === 'string' ? claims.email : null,
             emailVerified: typeof claims.email_verified === 'boolean' ? claims.email_verified : null,
-            amr: Array.isArray(claims.amr) ? claims.amr.filter((m): m is string => typeof m === 'string') : [],
+            amr: Array.isArray(claims.amr)
+              ? claims.amr.filter((m): m is string => typeof m === 'string')
+              : [],
           },
         };
       } catch (err) {

@@ -5,6 +5,7 @@ import { api, expectProblem, PASSWORD } from './helpers/http.js';
 import { claimsOf } from './helpers/mfa.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from './helpers/oidc-provider.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';
+import { TestInbox } from './helpers/smtp.js';
 import {
   APP_URL,
   callback,
@@ -15,7 +16,6 @@ import {
   startSso,
   verifiedDomain,
 } from './helpers/sso.js';
-import { TestInbox } from './helpers/smtp.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { startTokenEndpointProvider, type TokenEndpointProvider } from './helpers/token-endpoint-provider.js';
 
@@ -75,11 +75,9 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
         body: { email: `owner@${domain}`, password: PASSWORD },
       });
       const token = reg.body.accessToken;
-      const added = await api<{ domain: Record<string, unknown> & { verification: { name: string; value: string } } }>(
-        url,
-        '/tenants/me/domains',
-        { token, body: { domain } },
-      );
+      const added = await api<{
+        domain: Record<string, unknown> & { verification: { name: string; value: string } };
+      }>(url, '/tenants/me/domains', { token, body: { domain } });
       expect(added.status).toBe(201);
       expect(added.body.domain).toMatchObject({ name: domain, verified: false, verifiedAt: null });
       expect(added.body.domain.verification).toMatchObject({
@@ -91,10 +89,17 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       const early = await api(url, `/tenants/me/domains/${domain}/verify`, { method: 'POST', token });
       expectProblem(early, 409, 'domain_not_verified');
       dns.records.set(added.body.domain.verification.name, [['tenant-auth-domain-verification=wrong']]);
-      expectProblem(await api(url, `/tenants/me/domains/${domain}/verify`, { method: 'POST', token }), 409, 'domain_not_verified');
+      expectProblem(
+        await api(url, `/tenants/me/domains/${domain}/verify`, { method: 'POST', token }),
+        409,
+        'domain_not_verified',
+      );
       // A long value split into several strings of one record counts as one.
       const value = added.body.domain.verification.value;
-      dns.records.set(added.body.domain.verification.name, [['v=spf1 -all'], [value.slice(0, 20), value.slice(20)]]);
+      dns.records.set(added.body.domain.verification.name, [
+        ['v=spf1 -all'],
+        [value.slice(0, 20), value.slice(20)],
+      ]);
       const verified = await api<{ domain: { verified: boolean; verifiedAt: string } }>(
         url,
         `/tenants/me/domains/${domain}/verify`,
@@ -102,17 +107,31 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       );
       expect(verified.status).toBe(200);
       expect(verified.body.domain.verified).toBe(true);
-      const list = await api<{ domains: { name: string; verified: boolean }[] }>(url, '/tenants/me/domains', { token });
+      const list = await api<{ domains: { name: string; verified: boolean }[] }>(url, '/tenants/me/domains', {
+        token,
+      });
       expect(list.body.domains).toEqual([expect.objectContaining({ name: domain, verified: true })]);
       expect((await api(url, `/tenants/me/domains/${domain}`, { method: 'DELETE', token })).status).toBe(204);
-      expectProblem(await api(url, `/tenants/me/domains/${domain}`, { method: 'DELETE', token }), 404, 'not_found');
+      expectProblem(
+        await api(url, `/tenants/me/domains/${domain}`, { method: 'DELETE', token }),
+        404,
+        'not_found',
+      );
     });
 
     it('refuses public suffixes and names that are not lower-case host names (invalid_domain)', async () => {
       const reg = await api<{ accessToken: string }>(url, '/auth/register', {
         body: { email: `o-${randomUUID().slice(0, 6)}@example.org`, password: PASSWORD },
       });
-      for (const domain of ['com', 'co.uk', 'github.io', 'Example.com', 'exa mple.com', '127.0.0.1', 'localhost']) {
+      for (const domain of [
+        'com',
+        'co.uk',
+        'github.io',
+        'Example.com',
+        'exa mple.com',
+        '127.0.0.1',
+        'localhost',
+      ]) {
         const r = await api(url, '/tenants/me/domains', { token: reg.body.accessToken, body: { domain } });
         expectProblem(r, 400, 'validation_failed');
         expect(r.body).toMatchObject({ errors: [{ field: 'domain', code: 'invalid_domain' }] });
@@ -141,7 +160,10 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
         token: second.body.accessToken,
       });
       expectProblem(taken, 409, 'domain_taken');
-      const again = await api(url, '/tenants/me/domains', { token: second.body.accessToken, body: { domain } });
+      const again = await api(url, '/tenants/me/domains', {
+        token: second.body.accessToken,
+        body: { domain },
+      });
       expectProblem(again, 409, 'domain_taken');
     });
 
@@ -176,7 +198,9 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
   describe('the connection', () => {
     it('checks the issuer first, seals the client secret and never answers it', async () => {
       const tenant = await ssoTenant(url, dns, op);
-      const got = await api<{ sso: Record<string, unknown> }>(url, '/tenants/me/sso', { token: tenant.ownerToken });
+      const got = await api<{ sso: Record<string, unknown> }>(url, '/tenants/me/sso', {
+        token: tenant.ownerToken,
+      });
       expect(got.body.sso).toEqual({
         issuer: op.issuer,
         clientId: op.clientId,
@@ -194,7 +218,9 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       expectProblem(unreachable, 400, 'validation_failed');
       expect(unreachable.body).toMatchObject({ errors: [{ field: 'issuer', code: 'issuer_unreachable' }] });
       expect(server.logs.join('\n')).not.toContain(op.clientSecret);
-      expect((await api(url, '/tenants/me/sso', { method: 'DELETE', token: tenant.ownerToken })).status).toBe(204);
+      expect((await api(url, '/tenants/me/sso', { method: 'DELETE', token: tenant.ownerToken })).status).toBe(
+        204,
+      );
       expect((await api(url, '/tenants/me/sso', { token: tenant.ownerToken })).body).toEqual({ sso: null });
     });
   });
@@ -225,11 +251,23 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       expect(answer.cookies.sso_state?.attributes['max-age']).toBe('0');
       const access = answer.cookies.access_token?.value ?? '';
       expect(claimsOf(access)).toMatchObject({ amr: ['sso'], role: 'admin', tid: tenant.tenantId });
-      const me = await api<{ email: string; emailVerified: boolean; role: string }>(url, '/users/me', { token: access });
+      const me = await api<{ email: string; emailVerified: boolean; role: string }>(url, '/users/me', {
+        token: access,
+      });
       expect(me.body).toMatchObject({ email, emailVerified: true, role: 'admin' });
-      const events = await api<{ events: { type: string }[] }>(url, '/tenants/me/audit-events', { token: tenant.ownerToken });
+      const events = await api<{ events: { type: string }[] }>(url, '/tenants/me/audit-events', {
+        token: tenant.ownerToken,
+      });
       const types = events.body.events.map((e) => e.type);
-      expect(types).toEqual(expect.arrayContaining(['sso_user_provisioned', 'sso_login', 'sso_configured', 'domain_verified', 'domain_added']));
+      expect(types).toEqual(
+        expect.arrayContaining([
+          'sso_user_provisioned',
+          'sso_login',
+          'sso_configured',
+          'domain_verified',
+          'domain_added',
+        ]),
+      );
       // A second login finds the same user by (issuer, sub).
       const again = await signInWithProvider(email, 'sub-ada');
       expect(claimsOf(again.cookies.access_token?.value ?? '').sub).toBe(claimsOf(access).sub);
@@ -293,7 +331,11 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       // Another browser's cookie does not go with this state.
       expect(ssoErrorCode(await callback(url, back, second.stateCookie))).toBe('invalid_state');
       const foreign = await startSso(url, email, 'https://evil.example/steal');
-      const answer = await callback(url, await op.signIn(foreign.authorizationUrl, 'sub-bob'), foreign.stateCookie);
+      const answer = await callback(
+        url,
+        await op.signIn(foreign.authorizationUrl, 'sub-bob'),
+        foreign.stateCookie,
+      );
       expect(answer.status).toBe(303);
       expect(answer.location).toBe(APP_URL);
     });
@@ -346,7 +388,9 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       const viaSso = await signInWithProvider(memberEmail, 'sub-member');
       const ssoAccess = viaSso.cookies.access_token?.value ?? '';
       expect((await api(url, '/users/me', { token: ssoAccess })).status).toBe(200);
-      const ownerLogin = await api(url, '/auth/login', { body: { email: tenant.ownerEmail, password: PASSWORD } });
+      const ownerLogin = await api(url, '/auth/login', {
+        body: { email: tenant.ownerEmail, password: PASSWORD },
+      });
       expect(ownerLogin.status).toBe(200);
       const put = await api(url, '/tenants/me/sso', {
         method: 'PUT',
@@ -355,10 +399,16 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       });
       expect(put.status).toBe(200);
       // The owner keeps the way back in.
-      expect((await api(url, '/auth/login', { body: { email: tenant.ownerEmail, password: PASSWORD } })).status).toBe(200);
+      expect(
+        (await api(url, '/auth/login', { body: { email: tenant.ownerEmail, password: PASSWORD } })).status,
+      ).toBe(200);
       // The member's SSO session stays; a JIT user has no password at all.
       expect((await api(url, '/sessions', { token: ssoAccess })).status).toBe(200);
-      expectProblem(await api(url, '/auth/login', { body: { email: memberEmail, password: PASSWORD } }), 401, 'invalid_credentials');
+      expectProblem(
+        await api(url, '/auth/login', { body: { email: memberEmail, password: PASSWORD } }),
+        401,
+        'invalid_credentials',
+      );
     });
 
     it('refuses the right password and an earlier reset link of a held user (sso_required), revokes its password session, mails no reset', async () => {
@@ -369,8 +419,12 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       // The user sets a password through a reset link, and logs in with it.
       const forgot = () => api(url, '/auth/password/forgot', { body: { email } });
       const firstLink = await inbox.tokenFrom(email, '/reset-password', forgot);
-      expect((await api(url, '/auth/password/reset', { body: { token: firstLink, password: PASSWORD } })).status).toBe(204);
-      const login = await api<{ refreshToken: string }>(url, '/auth/login', { body: { email, password: PASSWORD } });
+      expect(
+        (await api(url, '/auth/password/reset', { body: { token: firstLink, password: PASSWORD } })).status,
+      ).toBe(204);
+      const login = await api<{ refreshToken: string }>(url, '/auth/login', {
+        body: { email, password: PASSWORD },
+      });
       expect(login.status).toBe(200);
       const laterLink = await inbox.tokenFrom(email, '/reset-password', forgot);
       // A reset revoked every session: an SSO session made after it.
@@ -382,11 +436,23 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       });
       expect(enforce.status).toBe(200);
       // The password session is revoked; the SSO session is not.
-      expectProblem(await api(url, '/auth/refresh', { body: { refreshToken: login.body.refreshToken } }), 401, 'invalid_token');
+      expectProblem(
+        await api(url, '/auth/refresh', { body: { refreshToken: login.body.refreshToken } }),
+        401,
+        'invalid_token',
+      );
       expect((await api(url, '/auth/refresh', { body: { refreshToken: ssoRefresh } })).status).toBe(200);
-      expectProblem(await api(url, '/auth/login', { body: { email, password: PASSWORD } }), 403, 'sso_required');
+      expectProblem(
+        await api(url, '/auth/login', { body: { email, password: PASSWORD } }),
+        403,
+        'sso_required',
+      );
       // A wrong password still answers as a wrong password: nothing is told before the password is right.
-      expectProblem(await api(url, '/auth/login', { body: { email, password: `${PASSWORD}x` } }), 401, 'invalid_credentials');
+      expectProblem(
+        await api(url, '/auth/login', { body: { email, password: `${PASSWORD}x` } }),
+        401,
+        'invalid_credentials',
+      );
       expectProblem(
         await api(url, '/auth/password/reset', { body: { token: laterLink, password: `${PASSWORD}-2` } }),
         403,
@@ -405,15 +471,27 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       const a = await ssoTenant(url, dns, op);
       const b = await ssoTenant(url, dns, op);
       // b cannot see, verify or remove a's domain, nor read a's connection.
-      const listed = await api<{ domains: { name: string }[] }>(url, '/tenants/me/domains', { token: b.ownerToken });
+      const listed = await api<{ domains: { name: string }[] }>(url, '/tenants/me/domains', {
+        token: b.ownerToken,
+      });
       expect(listed.body.domains.map((d) => d.name)).toEqual([b.domain]);
-      expectProblem(await api(url, `/tenants/me/domains/${a.domain}/verify`, { method: 'POST', token: b.ownerToken }), 404, 'not_found');
-      expectProblem(await api(url, `/tenants/me/domains/${a.domain}`, { method: 'DELETE', token: b.ownerToken }), 404, 'not_found');
+      expectProblem(
+        await api(url, `/tenants/me/domains/${a.domain}/verify`, { method: 'POST', token: b.ownerToken }),
+        404,
+        'not_found',
+      );
+      expectProblem(
+        await api(url, `/tenants/me/domains/${a.domain}`, { method: 'DELETE', token: b.ownerToken }),
+        404,
+        'not_found',
+      );
       const conn = await api<{ sso: { issuer: string } }>(url, '/tenants/me/sso', { token: b.ownerToken });
       expect(conn.body.sso.issuer).toBe(op.issuer);
       // b's removal of its connection leaves a's in place.
       expect((await api(url, '/tenants/me/sso', { method: 'DELETE', token: b.ownerToken })).status).toBe(204);
-      expect((await api<{ sso: unknown }>(url, '/tenants/me/sso', { token: a.ownerToken })).body.sso).not.toBeNull();
+      expect(
+        (await api<{ sso: unknown }>(url, '/tenants/me/sso', { token: a.ownerToken })).body.sso,
+      ).not.toBeNull();
       expect((await api(url, '/tenants/me/domains', { token: a.ownerToken })).body).toMatchObject({
         domains: [{ name: a.domain, verified: true }],
       });
@@ -422,7 +500,11 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       op.accounts.set('sub-m-a', { email: memberEmail });
       const member = (await signInWithProvider(memberEmail, 'sub-m-a')).cookies.access_token?.value ?? '';
       expectProblem(await api(url, '/tenants/me/domains', { token: member }), 403, 'forbidden');
-      expectProblem(await api(url, '/tenants/me/domains', { token: member, body: { domain: newDomain() } }), 403, 'forbidden');
+      expectProblem(
+        await api(url, '/tenants/me/domains', { token: member, body: { domain: newDomain() } }),
+        403,
+        'forbidden',
+      );
       expectProblem(await api(url, '/tenants/me/sso', { token: member }), 403, 'forbidden');
       expectProblem(await api(url, '/tenants/me/sso', { method: 'DELETE', token: member }), 403, 'forbidden');
     });

@@ -10,9 +10,9 @@ import type { PasswordPolicyOptions } from './passwords/policy.js';
 import type { RateLimitStore } from './rate-limit/rate-limit-store.js';
 import type { RequestLimitSettings } from './rate-limit/request-limits.js';
 import { type DataKeysOptions, dataKeysProblem } from './sealing/data-key.js';
+import type { SessionCheckSettings } from './sessions/active-session-cache.js';
 import { resolveSso } from './sso/sso-options.js';
 import type { SsoOptions } from './sso/sso-types.js';
-import type { SessionCheckSettings } from './sessions/active-session-cache.js';
 import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
 import type { AccessTokenKeyOptions } from './tokens/keys.js';
 

@@ -196,7 +196,11 @@ export interface TenantAuth {
    * Fails with `validation_failed` (`issuer`: `issuer_unreachable`; other field codes), `forbidden`,
    * `reauthentication_required`, `unavailable` (no `sso` option).
    */
-  configureSso(claims: AccessClaims, input: ConfigureSsoInput, context?: RequestContext): Promise<SsoConnection>;
+  configureSso(
+    claims: AccessClaims,
+    input: ConfigureSsoInput,
+    context?: RequestContext,
+  ): Promise<SsoConnection>;
   /** The caller's tenant's connection (admin), `null` when none; never the client secret. */
   getSso(claims: AccessClaims): Promise<SsoConnection | null>;
   /** Removes the caller's tenant's connection (owner, recent). Fails with `not_found`. */

@@ -46,6 +46,7 @@ export {
   totpSetupSchema,
 } from './http-contract.js';
 export type { ProblemCode } from './problem-codes.js';
+export { PROBLEM_CODES } from './problem-codes.js';
 export {
   domainListSchema,
   domainResponseSchema,
@@ -54,4 +55,3 @@ export {
   ssoResponseSchema,
   ssoStartSchema,
 } from './sso-contract.js';
-export { PROBLEM_CODES } from './problem-codes.js';

@@ -129,10 +129,17 @@ export function setTokenCookies(
  */
 export function clearTokenCookies(ctx: Context, cookies: ResolvedCookieOptions): void {
   if (!cookies.set) return;
-  appendSetCookie(ctx, serializeCookie(cookies.accessName, '', { path: '/', sameSite: 'Lax', maxAgeSeconds: 0 }));
   appendSetCookie(
     ctx,
-    serializeCookie(cookies.refreshName, '', { path: cookies.refreshPath, sameSite: 'Strict', maxAgeSeconds: 0 }),
+    serializeCookie(cookies.accessName, '', { path: '/', sameSite: 'Lax', maxAgeSeconds: 0 }),
+  );
+  appendSetCookie(
+    ctx,
+    serializeCookie(cookies.refreshName, '', {
+      path: cookies.refreshPath,
+      sameSite: 'Strict',
+      maxAgeSeconds: 0,
+    }),
   );
 }
 

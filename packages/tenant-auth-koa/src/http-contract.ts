@@ -18,6 +18,7 @@ export {
   totpSetupSchema,
 } from './mfa-contract.js';
 export { fieldErrorSchema, problemSchema } from './problem-contract.js';
+export { requestSchemas } from './request-schemas.js';
 export {
   domainListSchema,
   domainResponseSchema,
@@ -26,7 +27,6 @@ export {
   ssoResponseSchema,
   ssoStartSchema,
 } from './sso-contract.js';
-export { requestSchemas } from './request-schemas.js';
 
 /** Largest lifetime a token response states, in seconds: a signed 32-bit integer, as clients' timers hold. */
 const MAX_LIFETIME_SECONDS = 2_147_483_647;

@@ -156,7 +156,7 @@ const SHARED_RESPONSES: Record<string, JsonObject> = {
     '`already_enabled` (a TOTP factor is active), `mfa_not_enabled` (the caller has no factor), or `mfa_required_by_tenant` (the tenant requires a factor and this is the last one).',
   ),
   SsoRequired: problem(
-    "`sso_required`: the tenant signs this address in through single sign-on only (`POST /auth/sso/start`).",
+    '`sso_required`: the tenant signs this address in through single sign-on only (`POST /auth/sso/start`).',
   ),
   DomainConflict: problem(
     '`domain_taken` (another tenant verified the domain) or `domain_not_verified` (its TXT record does not hold the value yet).',
@@ -371,7 +371,11 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
     tags: [
       { name: 'auth', description: 'Registration, login, token refresh, logout, joining by invitation.' },
       { name: 'mfa', description: 'Second factors (TOTP, recovery codes) and recent authentication.' },
-      { name: 'sso', description: "Single sign-on per tenant (OpenID Connect): domains, the tenant's connection, signing in." },
+      {
+        name: 'sso',
+        description:
+          "Single sign-on per tenant (OpenID Connect): domains, the tenant's connection, signing in.",
+      },
       { name: 'tenants', description: "The caller's tenant." },
       { name: 'sessions', description: "The caller's sessions." },
       { name: 'members', description: 'Members, roles and invitations.' },

@@ -56,7 +56,8 @@ export const ssoConnectionSchema = z
     issuer: z.string(),
     clientId: z.string(),
     enforce: z.boolean().meta({
-      description: 'Password and passkey sign-ins of the users in the verified domains answer `sso_required` (owners excepted).',
+      description:
+        'Password and passkey sign-ins of the users in the verified domains answer `sso_required` (owners excepted).',
     }),
     defaultRole: roleSchema,
     redirectUri: z.string().meta({ description: 'The callback URL to register at the provider.' }),
@@ -89,7 +90,9 @@ export const ssoStartSchema = z
 export function ssoRequestSchemas(email: z.ZodString) {
   return {
     addDomain: z
-      .object({ domain: z.string().max(253).meta({ description: 'A lower-case host name, not a public suffix.' }) })
+      .object({
+        domain: z.string().max(253).meta({ description: 'A lower-case host name, not a public suffix.' }),
+      })
       .meta({ id: 'AddDomainRequest', description: 'The body of `POST /tenants/me/domains`.' }),
     configureSso: z
       .object({
@@ -103,11 +106,10 @@ export function ssoRequestSchemas(email: z.ZodString) {
     startSso: z
       .object({
         email,
-        returnTo: z
-          .string()
-          .max(2048)
-          .optional()
-          .meta({ description: 'Where to land afterwards: a URL of the application (`APP_URL` origin); others are ignored.' }),
+        returnTo: z.string().max(2048).optional().meta({
+          description:
+            'Where to land afterwards: a URL of the application (`APP_URL` origin); others are ignored.',
+        }),
       })
       .meta({ id: 'StartSsoRequest', description: 'The body of `POST /auth/sso/start`.' }),
     /** The query of `GET /auth/sso/callback`. */

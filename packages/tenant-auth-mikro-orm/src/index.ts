@@ -18,6 +18,7 @@ export {
   TenantAuthTotpFactor,
 } from './entities/second-factor.js';
 export type { TenantAuthSessionEntity } from './entities/session.js';
+export { TenantAuthSession } from './entities/session.js';
 export type {
   TenantAuthDomainEntity,
   TenantAuthSsoConnectionEntity,
@@ -28,7 +29,6 @@ export {
   TenantAuthSsoConnection,
   TenantAuthSsoIdentity,
 } from './entities/single-sign-on.js';
-export { TenantAuthSession } from './entities/session.js';
 export type { TenantAuthTenantEntity } from './entities/tenant.js';
 export { TenantAuthTenant } from './entities/tenant.js';
 export type { TenantAuthUserEntity } from './entities/user.js';

@@ -106,7 +106,8 @@ export async function startOpenIdProvider(redirectUri: string): Promise<TestOpen
       }
       const html = await res.text();
       const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-      if (!action) throw new Error(`oidc-provider answered ${res.status} without a form: ${html.slice(0, 300)}`);
+      if (!action)
+        throw new Error(`oidc-provider answered ${res.status} without a form: ${html.slice(0, 300)}`);
       const prompt = /name="prompt" value="([^"]+)"/.exec(html)?.[1] ?? 'consent';
       const fields: Record<string, string> =
         prompt === 'login' ? { prompt, login: sub, password: 'any' } : { prompt };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { api, PASSWORD, setCookies } from './http.js';
 import type { TxtDnsServer } from './dns-txt.js';
+import { api, PASSWORD, setCookies } from './http.js';
 
 /** The redirect URI of the test servers: the default `PUBLIC_URL`'s callback. */
 export const REDIRECT_URI = 'http://localhost:4000/api/v1/auth/sso/callback';
@@ -96,7 +96,11 @@ export interface CallbackAnswer {
  * `GET /auth/sso/callback` with the provider's redirect (`back`: its query is what counts) and the
  * `sso_state` cookie (none when `undefined`).
  */
-export async function callback(url: string, back: URL, stateCookie: string | undefined): Promise<CallbackAnswer> {
+export async function callback(
+  url: string,
+  back: URL,
+  stateCookie: string | undefined,
+): Promise<CallbackAnswer> {
   const res = await fetch(`${url}/api/v1/auth/sso/callback${back.search}`, {
     redirect: 'manual',
     headers: stateCookie === undefined ? {} : { cookie: `sso_state=${stateCookie}` },

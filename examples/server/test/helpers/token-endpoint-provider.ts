@@ -82,7 +82,10 @@ export async function startTokenEndpointProvider(): Promise<TokenEndpointProvide
     if (url.pathname === '/token' && req.method === 'POST') {
       const body = await bodyOf(req);
       // client_secret_basic: each part form-encoded (RFC 6749 2.3.1), then base64.
-      const [id = '', secret = ''] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
+      const [id = '', secret = ''] = Buffer.from(
+        (req.headers.authorization ?? '').replace(/^Basic /, ''),
+        'base64',
+      )
         .toString('utf8')
         .split(':')
         .map((part) => decodeURIComponent(part.replace(/\+/g, ' ')));
@@ -112,7 +115,12 @@ export async function startTokenEndpointProvider(): Promise<TokenEndpointProvide
         .setIssuedAt(next.tamper === 'expired' ? now - 7200 : now)
         .setExpirationTime(next.tamper === 'expired' ? now - 3600 : now + 300)
         .sign(next.tamper === 'unpublished-key' ? unpublished.privateKey : published.privateKey);
-      return json(200, { access_token: randomUUID(), token_type: 'Bearer', expires_in: 300, id_token: idToken });
+      return json(200, {
+        access_token: randomUUID(),
+        token_type: 'Bearer',
+        expires_in: 300,
+        id_token: idToken,
+      });
     }
     json(404, { error: 'not_found' });
   });

@@ -21,7 +21,11 @@ function text(value: unknown, field: string, errors: FieldError[]): string {
   } else if (typeof value !== 'string') {
     errors.push({ field, code: 'invalid_type', message: `${field} must be a string.` });
   } else if (value.length > FIELD_MAX) {
-    errors.push({ field, code: 'too_long', message: `${field} must be at most ${FIELD_MAX} characters long.` });
+    errors.push({
+      field,
+      code: 'too_long',
+      message: `${field} must be at most ${FIELD_MAX} characters long.`,
+    });
   } else return value;
   return '';
 }

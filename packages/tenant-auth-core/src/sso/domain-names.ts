@@ -2,7 +2,8 @@ import { parse } from 'tldts';
 import { validationError } from '../errors.js';
 
 /** A host name as DNS allows it (RFC 1123 labels), lower case, at least two labels. */
-const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** @internal The DNS name whose TXT record proves a domain. */
 export const challengeName = (domain: string) => `_tenant-auth-challenge.${domain}`;
@@ -16,8 +17,7 @@ export const challengeValue = (token: string) => `tenant-auth-domain-verificatio
  * Otherwise `validation_failed` (`domain`: `invalid_domain`).
  */
 export function checkedDomain(value: unknown): string {
-  const refuse = (message: string) =>
-    validationError([{ field: 'domain', code: 'invalid_domain', message }]);
+  const refuse = (message: string) => validationError([{ field: 'domain', code: 'invalid_domain', message }]);
   if (typeof value !== 'string' || !HOST_NAME.test(value))
     throw refuse('The domain must be a lower-case host name such as example.com.');
   const parsed = parse(value, { allowPrivateDomains: true });

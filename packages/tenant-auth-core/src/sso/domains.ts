@@ -78,7 +78,11 @@ export function createDomains(
     return (await stores.sso.listDomains(claims.tenantId)).map(toDomain);
   }
 
-  async function verifyDomain(claims: AccessClaims, name: string, context: RequestContext = {}): Promise<Domain> {
+  async function verifyDomain(
+    claims: AccessClaims,
+    name: string,
+    context: RequestContext = {},
+  ): Promise<Domain> {
     const user = await ownerOf(claims);
     const domain = typeof name === 'string' ? await stores.sso.findDomain(user.tenantId, name) : null;
     if (!domain) throw notFound();
@@ -102,7 +106,11 @@ export function createDomains(
     });
   }
 
-  async function removeDomain(claims: AccessClaims, name: string, context: RequestContext = {}): Promise<void> {
+  async function removeDomain(
+    claims: AccessClaims,
+    name: string,
+    context: RequestContext = {},
+  ): Promise<void> {
     const user = await ownerOf(claims);
     await events.transaction(async (tx, record) => {
       if (typeof name !== 'string' || !(await tx.sso.deleteDomain(user.tenantId, name))) throw notFound();

@@ -60,7 +60,9 @@ export function createSsoSignIn(services: Services, sso: SsoOptions | undefined)
 
   async function startSso(input: { email: string; returnTo?: string | undefined }): Promise<SsoStart> {
     if (typeof input?.email !== 'string' || input.email.length > 254) {
-      throw validationError([{ field: 'email', code: 'invalid_email', message: 'The email address is invalid.' }]);
+      throw validationError([
+        { field: 'email', code: 'invalid_email', message: 'The email address is invalid.' },
+      ]);
     }
     const domain = domainOf(normalizeEmail(input.email));
     if (!sso || domain === null) throw notFound();
@@ -174,7 +176,10 @@ export function createSsoSignIn(services: Services, sso: SsoOptions | undefined)
       })
       .catch((err: unknown) => ({ ok: false as const, reason: 'idp_error' as const, detail: String(err) }));
     if (!result.ok) {
-      logger.warn({ reason: result.reason, detail: result.detail, tenantId: connection.tenantId }, 'tenant-auth: SSO callback refused');
+      logger.warn(
+        { reason: result.reason, detail: result.detail, tenantId: connection.tenantId },
+        'tenant-auth: SSO callback refused',
+      );
       return refuse(result.reason);
     }
     const { identity } = result;

@@ -20,8 +20,8 @@ import {
   sessionRotateCases,
   sessionsOfUserCases,
 } from './conformance/session-writes.js';
-import { tenantAndUserCreationCases, userReadAndPasswordCases } from './conformance/tenants-users.js';
 import { domainCases, ssoConnectionCases } from './conformance/sso.js';
+import { tenantAndUserCreationCases, userReadAndPasswordCases } from './conformance/tenants-users.js';
 import { transactionCases } from './conformance/transactions.js';
 import { tenantAndOwner } from './fixtures.js';
 import { resolveTestApi, type TestApi } from './test-api.js';

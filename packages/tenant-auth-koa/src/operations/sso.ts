@@ -155,7 +155,11 @@ export const SSO_OPERATIONS = [
     description:
       'Sets the `sso_state` cookie (`HttpOnly; Secure; SameSite=Lax; Path=<prefix>/auth/sso; Max-Age=600`), which binds `state`, `nonce` and the PKCE verifier to this browser.',
     body: 'startSso',
-    success: { status: 200, body: ssoStartSchema, description: 'The authorization URL to send the browser to.' },
+    success: {
+      status: 200,
+      body: ssoStartSchema,
+      description: 'The authorization URL to send the browser to.',
+    },
     problems: ['not_found'],
     handler: async ({ ctx, body }, { auth, prefix }) => {
       const started = await auth.startSso(body);
@@ -186,6 +190,8 @@ export const SSO_OPERATIONS = [
       ctx.set('Cache-Control', 'no-store');
       ctx.status = 303;
       ctx.set('Location', result.redirectTo);
+      // No body (Koa would write "See Other"): the browser follows Location.
+      ctx.body = '';
     },
   }),
 ];

@@ -36,7 +36,11 @@ export const tenantAuthDomainSchema = defineEntity({
     token: p.text().fieldName('token'),
     createdAt: p.datetime().fieldName('created_at'),
     verifiedAt: p.datetime().nullable().fieldName('verified_at'),
-    verifiedName: p.text().nullable().fieldName('verified_name').unique('tenant_auth_domain_verified_name_unique'),
+    verifiedName: p
+      .text()
+      .nullable()
+      .fieldName('verified_name')
+      .unique('tenant_auth_domain_verified_name_unique'),
   },
   uniques: [{ name: 'tenant_auth_domain_tenant_name_unique', properties: ['tenantId', 'name'] }],
 });

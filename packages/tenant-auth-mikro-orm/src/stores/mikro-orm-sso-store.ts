@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { isUuid } from 'tenant-auth-core';
-import type { DomainRecord, SsoConnectionRecord, SsoIdentityRecord, SsoStore } from 'tenant-auth-core/store-kit';
+import type {
+  DomainRecord,
+  SsoConnectionRecord,
+  SsoIdentityRecord,
+  SsoStore,
+} from 'tenant-auth-core/store-kit';
 import {
   tenantAuthDomainSchema,
   tenantAuthSsoConnectionSchema,
@@ -18,7 +23,9 @@ const CONNECTION_COLUMNS = `tenant_id as "tenantId", issuer, client_id as "clien
   created_at as "createdAt", updated_at as "updatedAt"`;
 const IDENTITY_COLUMNS = `tenant_id as "tenantId", user_id as "userId", issuer, subject, created_at as "createdAt"`;
 
-type Row<T> = { [K in keyof T]: T[K] extends Date ? Date | string : T[K] extends Date | null ? Date | string | null : T[K] };
+type Row<T> = {
+  [K in keyof T]: T[K] extends Date ? Date | string : T[K] extends Date | null ? Date | string | null : T[K];
+};
 
 const toDomain = (row: Row<DomainRecord>): DomainRecord => ({
   tenantId: row.tenantId,
@@ -186,7 +193,10 @@ on conflict (tenant_id) do update set issuer = excluded.issuer, client_id = excl
       guarded(async () => {
         if (!isUuid(tenantId)) return false;
         const s = scope();
-        return (await affectedRows(s, `delete from ${tables(s).connections} where tenant_id = ?`, [tenantId])) === 1;
+        return (
+          (await affectedRows(s, `delete from ${tables(s).connections} where tenant_id = ?`, [tenantId])) ===
+          1
+        );
       }),
     findIdentity: (tenantId, issuer, subject) =>
       guarded(async () => {

@@ -2,8 +2,7 @@ import type { SsoStore } from '../sso-store.js';
 import { copy, copyOrNull, type Run } from './memory-run.js';
 
 const domainKey = (tenantId: string, name: string) => `${tenantId}|${name}`;
-const identityKey = (tenantId: string, issuer: string, subject: string) =>
-  `${tenantId}|${issuer}|${subject}`;
+const identityKey = (tenantId: string, issuer: string, subject: string) => `${tenantId}|${issuer}|${subject}`;
 
 /** @internal The SSO store on the memory database: each verb runs alone, so each is atomic. */
 export function memorySsoStore(run: Run): SsoStore {
@@ -26,9 +25,7 @@ export function memorySsoStore(run: Run): SsoStore {
           .map(copy),
       ),
     findVerifiedDomain: (name) =>
-      run((s) =>
-        copyOrNull([...s.domains.values()].find((d) => d.name === name && d.verifiedAt !== null)),
-      ),
+      run((s) => copyOrNull([...s.domains.values()].find((d) => d.name === name && d.verifiedAt !== null))),
     verifyDomain: (tenantId, name, at) =>
       run((s) => {
         const domain = s.domains.get(domainKey(tenantId, name));

@@ -10,7 +10,10 @@ const domainOf = (tenantId: string, name: string, ms = 0) => ({
   token: `t-${randomUUID()}`,
   createdAt: at(ms),
 });
-const connectionOf = (tenantId: string, overrides: Partial<SsoConnectionRecord> = {}): SsoConnectionRecord => ({
+const connectionOf = (
+  tenantId: string,
+  overrides: Partial<SsoConnectionRecord> = {},
+): SsoConnectionRecord => ({
   tenantId,
   issuer: 'https://idp.example.com',
   clientId: 'client',
@@ -107,7 +110,12 @@ export function ssoConnectionCases({ test, stores, seedUser }: ConformanceContex
       const u = await seedUser();
       expect(await sso().findConnection(u.tenantId)).toBeNull();
       await sso().saveConnection(connectionOf(u.tenantId));
-      const replaced = connectionOf(u.tenantId, { clientId: 'second', enforce: true, defaultRole: 'admin', updatedAt: at(9) });
+      const replaced = connectionOf(u.tenantId, {
+        clientId: 'second',
+        enforce: true,
+        defaultRole: 'admin',
+        updatedAt: at(9),
+      });
       await sso().saveConnection(replaced);
       expect(await sso().findConnection(u.tenantId)).toEqual(replaced);
       expect(await sso().deleteConnection(u.tenantId)).toBe(true);
