@@ -5,6 +5,7 @@ import { api, expectProblem, PASSWORD } from './helpers/http.js';
 import { claimsOf } from './helpers/mfa.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from './helpers/oidc-provider.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';
+import { describeLeaks, SecretSet } from './helpers/secret-scan.js';
 import { TestInbox } from './helpers/smtp.js';
 import {
   APP_URL,
@@ -507,6 +508,24 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       );
       expectProblem(await api(url, '/tenants/me/sso', { token: member }), 403, 'forbidden');
       expectProblem(await api(url, '/tenants/me/sso', { method: 'DELETE', token: member }), 403, 'forbidden');
+    });
+  });
+
+  describe('client secrets', () => {
+    it('never reach a log line, an audit event or a response (the sealed value is all the database holds)', async () => {
+      const tenant = await ssoTenant(url, dns, op);
+      const secrets = new SecretSet();
+      secrets.addPassword(op.clientSecret);
+      secrets.addPassword(fake.clientSecret);
+      const events = await api(url, '/tenants/me/audit-events?limit=100', { token: tenant.ownerToken });
+      const answers = [
+        JSON.stringify(events.body),
+        JSON.stringify((await api(url, '/tenants/me/sso', { token: tenant.ownerToken })).body),
+      ];
+      const leaks = [...secrets.scanLines(server.logs), ...secrets.scanLines(answers)];
+      expect(leaks, describeLeaks(leaks, [...server.logs, ...answers])).toEqual([]);
+      // The scanner does find a secret where one is.
+      expect(secrets.scanLines([`{"clientSecret":"${op.clientSecret}"}`])).toHaveLength(1);
     });
   });
 });
