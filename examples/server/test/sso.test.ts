@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createTenantAuthClient } from 'tenant-auth-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTxtDnsServer, type TxtDnsServer } from './helpers/dns-txt.js';
 import { api, expectProblem, PASSWORD } from './helpers/http.js';
@@ -339,6 +340,14 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       );
       expect(answer.status).toBe(303);
       expect(answer.location).toBe(APP_URL);
+    });
+
+    it('the typed client starts a sign-in: sso.start answers the authorization URL', async () => {
+      const tenant = await ssoTenant(url, dns, op);
+      const client = createTenantAuthClient({ baseUrl: `${url}/api/v1`, mode: 'bearer' });
+      const { url: authorizationUrl } = await client.sso.start({ email: `kim@${tenant.domain}` });
+      expect(new URL(authorizationUrl).origin).toBe(op.issuer);
+      client.close();
     });
 
     it('passes on the provider’s error (idp_error)', async () => {

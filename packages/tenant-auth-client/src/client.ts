@@ -29,6 +29,7 @@ import { resolveOptions, type TenantAuthClientOptions } from './options.js';
 import { createRequests } from './requests.js';
 import { ClientSession } from './session.js';
 import { type SessionChange, sessionListeners } from './session-change.js';
+import { type SsoClient, ssoMethods } from './sso.js';
 import type { SessionState } from './tokens.js';
 import { createTransport } from './transport.js';
 
@@ -163,6 +164,9 @@ export interface TenantAuthClient {
     input: RequestInput<K>,
   ): Promise<OperationTypes[K]['response']>;
 
+  /** Single sign-on (API 1.2): `sso.start({ email, returnTo })`, then navigate to the answered URL. */
+  readonly sso: SsoClient;
+
   /** Subscribes to {@link SessionChange}s; returns the unsubscribe function. */
   onSessionChange(listener: (change: SessionChange) => void): () => void;
   /** Stops the refresh timer and closes the cross-tab channel. */
@@ -243,6 +247,7 @@ export function createTenantAuthClient(options: TenantAuthClientOptions): Tenant
   return {
     ...plain,
     mode,
+    sso: ssoMethods(call),
 
     async register(body) {
       const { data, state } = await signIn('register', body);

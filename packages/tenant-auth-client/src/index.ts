@@ -73,5 +73,6 @@ export type { BroadcastChannelLike, CrossTabMessage, CrossTabOptions, LockManage
 export { isTenantAuthClientError, TenantAuthClientError } from './errors.js';
 export type { ClientClock, ClientTimers, FetchLike, TenantAuthClientOptions } from './options.js';
 export type { SessionChange, SignOutReason } from './session-change.js';
+export type { SsoClient } from './sso.js';
 export type { SessionState, TokenStorage, Tokens } from './tokens.js';
 export { memoryTokenStorage } from './tokens.js';
