@@ -19,6 +19,7 @@ import './pages/audit.js';
 import './pages/members.js';
 import './pages/public.js';
 import './pages/sessions.js';
+import './pages/sso.js';
 
 /** Redraws the header for the current session and page. */
 function drawHeader(): void {
@@ -58,6 +59,7 @@ function drawHeader(): void {
       h('li', {}, link('/sessions', 'Sessions')),
       h('li', {}, link('/members', 'Members')),
       isAdmin() ? h('li', {}, link('/audit', 'Audit log')) : null,
+      isAdmin() ? h('li', {}, link('/single-sign-on', 'Single sign-on')) : null,
     ),
     h(
       'div',

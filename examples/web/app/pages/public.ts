@@ -69,6 +69,7 @@ addRoute('/sign-in', {
           'p',
           { class: 'links' },
           h('a', { href: '/forgot-password' }, 'Forgot your password?'),
+          h('a', { href: '/sign-in/sso' }, 'Sign in with SSO'),
           h('a', { href: '/sign-up' }, 'Create an account'),
         ),
       ),
