@@ -155,12 +155,8 @@ const SHARED_RESPONSES: Record<string, JsonObject> = {
   MfaConflict: problem(
     '`already_enabled` (a TOTP factor is active), `mfa_not_enabled` (the caller has no factor), or `mfa_required_by_tenant` (the tenant requires a factor and this is the last one).',
   ),
-  SsoRequired: problem(
-    '`sso_required`: the tenant signs this address in through single sign-on only (`POST /auth/sso/start`).',
-  ),
-  DomainConflict: problem(
-    '`domain_taken` (another tenant verified the domain) or `domain_not_verified` (its TXT record does not hold the value yet).',
-  ),
+  SsoRequired: problem('`sso_required`: this address signs in through its tenant’s SSO only.'),
+  DomainConflict: problem('`domain_taken` (another tenant has it) or `domain_not_verified` (no TXT yet).'),
 };
 
 /** The response of each problem code, by status (the first code of a status in `problemCodesOf` wins). */
@@ -286,11 +282,8 @@ function operationObject(operation: Operation, requests: RequestSchemas, cookies
     name,
     in: 'path',
     required: true,
-    description:
-      name === 'name'
-        ? `${description} Any value that is not one of yours is \`404\`.`
-        : `${description} Any value that is not the id of one of yours is \`404\`.`,
-    schema: name === 'name' ? { type: 'string', format: 'hostname' } : { type: 'string', format: 'uuid' },
+    description: `${description} Any value that is not ${name === 'name' ? 'one' : 'the id of one'} of yours is \`404\`.`,
+    schema: { type: 'string', format: name === 'name' ? 'hostname' : 'uuid' }, // `:name`: a domain (SSO)
   }));
   const parameters = [
     ...pathParameters,
@@ -344,8 +337,7 @@ function pathsOf(options: OpenApiDocumentOptions, requests: RequestSchemas): Rec
 /**
  * @internal The OpenAPI 3.1 document of the operation table (operations/): request bodies with the
  * limits of the `TenantAuth`, responses and problem details from this package's zod schemas, all through
- * zod 4's JSON Schema output. Every status the middleware can answer is listed per operation, with the
- * headers that come with it.
+ * zod 4's JSON Schema output. Every status the middleware can answer is listed per operation, with its headers.
  */
 export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObject {
   const { prefix, cookies } = options;
@@ -371,11 +363,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
     tags: [
       { name: 'auth', description: 'Registration, login, token refresh, logout, joining by invitation.' },
       { name: 'mfa', description: 'Second factors (TOTP, recovery codes) and recent authentication.' },
-      {
-        name: 'sso',
-        description:
-          "Single sign-on per tenant (OpenID Connect): domains, the tenant's connection, signing in.",
-      },
+      { name: 'sso', description: 'Single sign-on per tenant: domains, the OpenID Connect connection.' },
       { name: 'tenants', description: "The caller's tenant." },
       { name: 'sessions', description: "The caller's sessions." },
       { name: 'members', description: 'Members, roles and invitations.' },
