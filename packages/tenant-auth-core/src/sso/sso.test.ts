@@ -31,6 +31,14 @@ describe('single sign-on (core, fake ports)', () => {
     expect(await code(t.auth.login({ email: 'bob@acme.test', password: PASSWORD }))).toBe(
       'invalid_credentials',
     );
+    // A look-alike address (the Kelvin sign lower-cases to k in Unicode) is no address of kilo.test.
+    const kilo = await t.auth.addDomain(ada.claims, { domain: 'kilo.test' });
+    t.txt.set(kilo.verification.name, [[kilo.verification.value]]);
+    await t.auth.verifyDomain(ada.claims, 'kilo.test');
+    t.idp.signsIn('sub-3', 'eve@\u212Ailo.test');
+    expect(await ssoSignIn(t, 'cat@kilo.test')).toMatchObject({ ok: false, code: 'domain_mismatch' });
+    t.idp.signsIn('sub-3', 'Eve@KILO.test');
+    expect(await ssoSignIn(t, 'cat@kilo.test')).toMatchObject({ ok: true });
   });
 
   it('refuses a state that expired, or one sealed for another purpose; keeps returnTo to the app only', async () => {
