@@ -7,7 +7,7 @@ const CORE = '^packages/tenant-auth-core/src/';
 // The top of core: the facade (with its facade-*.ts parts) and the entry points. Nothing below may import them.
 const FACADE = `${CORE}(create-tenant-auth|facade-[a-z-]+|tenant-auth|index|store-kit)[.]ts$`;
 // Use cases, by folder; siblings never import each other.
-const USE_CASE_FOLDERS = 'accounts|members|sessions|audit|mfa|passkeys';
+const USE_CASE_FOLDERS = 'accounts|members|sessions|audit|mfa|passkeys|sso';
 // Modules inside use-case folders that are lower layers, shared by every use case: the input rules,
 // the roles, the session mechanisms (tokens of a session, the active-session cache), and the second
 // factor's mechanisms (TOTP, recovery codes, its types, and the gate a first factor passes through).
@@ -17,6 +17,9 @@ const SHARED_IN_USE_CASE_FOLDERS = [
   `${CORE}sessions/session-tokens[.]ts$`,
   `${CORE}sessions/active-session-cache[.]ts$`,
   `${CORE}mfa/(totp|recovery-codes|mfa-types|second-factor-gate)[.]ts$`,
+  // Single sign-on's ports, types and option check, domain names, and the "held to SSO" check that
+  // password and passkey sign-ins call.
+  `${CORE}sso/(sso-ports|sso-types|sso-options|sso-hold|domain-names)[.]ts$`,
 ];
 // Tests sit on top of everything they test; the layering rules do not look at them (cycles still do).
 const TESTS = ['[.]test[.]ts$', '[.]test-d[.]ts$', `${CORE}test-helpers[.]ts$`, `${CORE}testing/`];
@@ -69,7 +72,7 @@ module.exports = {
       name: 'core-use-cases-not-siblings',
       severity: 'error',
       comment:
-        'A use-case folder (accounts, members, sessions, audit, mfa, passkeys) does not import another one: what two ' +
+        'A use-case folder (accounts, members, sessions, audit, mfa, passkeys, sso) does not import another one: what two ' +
         'use cases share moves down (errors.ts, accounts/inputs.ts, members/roles.ts, authorization.ts).',
       from: { path: `${CORE}(${USE_CASE_FOLDERS})/`, pathNot: TESTS },
       to: {

@@ -12,7 +12,9 @@ import {
   type TenantAuthStores,
 } from 'tenant-auth-core';
 import { ConfigError, type ServerConfig } from './config.js';
+import { createDnsResolver } from './dns-resolver.js';
 import type { Logger } from './logger.js';
+import { createOpenIdClientProvider } from './sso-openid-client.js';
 
 /**
  * The environment variable behind each tenant-auth option the server sets, so that a value tenant-auth
@@ -42,6 +44,8 @@ const VARIABLE_OF_OPTION: Record<string, string> = {
   'mail.appUrl': 'APP_URL',
   'mail.from': 'MAIL_FROM',
   invitationTtlSeconds: 'INVITATION_TTL_SECONDS',
+  'sso.redirectUri': 'PUBLIC_URL',
+  'sso.appUrl': 'APP_URL',
   auditRetentionSeconds: 'AUDIT_RETENTION_DAYS',
 };
 
@@ -153,6 +157,14 @@ export function createAuth(config: ServerConfig, parts: AuthParts): TenantAuth {
         ? {}
         : { invitationTtlSeconds: config.invitationTtlSeconds }),
       auditRetentionSeconds: config.auditRetentionDays * 86_400,
+      sso: {
+        identityProvider: createOpenIdClientProvider({
+          allowInsecureRequests: config.sso.allowInsecureIssuers,
+        }),
+        domainResolver: createDnsResolver(config.sso.dnsServers),
+        redirectUri: `${config.sso.publicUrl}/api/v1/auth/sso/callback`,
+        appUrl: config.mail.appUrl,
+      },
       onEvent: parts.onEvent,
       ...(parts.instrumentation ? { instrumentation: parts.instrumentation } : {}),
       logger: parts.logger,

@@ -154,6 +154,35 @@ describe('parseConfig', () => {
     }
   });
 
+  it('reads the SSO settings (PUBLIC_URL, DNS_SERVERS), and refuses http issuers and an http PUBLIC_URL in production', () => {
+    expect(parseConfig({}).sso).toEqual({
+      publicUrl: 'http://localhost:4000',
+      dnsServers: undefined,
+      allowInsecureIssuers: false,
+    });
+    expect(
+      parseConfig({ PUBLIC_URL: 'https://auth.example.com/', DNS_SERVERS: '127.0.0.1:5353, [::1]:53' }).sso,
+    ).toEqual({
+      publicUrl: 'https://auth.example.com',
+      dnsServers: ['127.0.0.1:5353', '[::1]:53'],
+      allowInsecureIssuers: false,
+    });
+    expect(
+      issues({ PUBLIC_URL: 'ftp://x', DNS_SERVERS: 'dns.example.com:53' })
+        .map((i) => i.variable)
+        .sort(),
+    ).toEqual(['DNS_SERVERS', 'PUBLIC_URL']);
+    expect(
+      issues({ ...production, PUBLIC_URL: 'http://auth.example.com', SSO_ALLOW_INSECURE_ISSUERS: 'true' }),
+    ).toEqual([
+      { variable: 'PUBLIC_URL', message: 'must use https when NODE_ENV=production' },
+      {
+        variable: 'SSO_ALLOW_INSECURE_ISSUERS',
+        message: 'is not allowed when NODE_ENV=production (identity providers use https)',
+      },
+    ]);
+  });
+
   it('reads the mail settings, with development defaults, and refuses http links and bad URLs in production', () => {
     expect(parseConfig({}).mail).toEqual({
       appUrl: 'http://localhost:5173',

@@ -104,7 +104,25 @@ export interface ServerConfig {
   };
   /** The passkey relying party (`WEBAUTHN_*`, defaults from `APP_URL`); `undefined`: passkeys off. */
   webauthn: WebAuthnConfig | undefined;
+  /** Single sign-on per tenant (OpenID Connect). */
+  sso: {
+    /** `PUBLIC_URL`: the server's own public base URL; the redirect URI is `<it>/api/v1/auth/sso/callback`. */
+    publicUrl: string;
+    /** `DNS_SERVERS` (`host:port`, comma-separated); `undefined`: the system's resolvers. */
+    dnsServers: string[] | undefined;
+    /**
+     * `SSO_ALLOW_INSECURE_ISSUERS`: accept `http:` issuers (a provider on loopback, for tests and local
+     * development only; refused in production).
+     */
+    allowInsecureIssuers: boolean;
+  };
 }
+
+/** The server's public base URL in development. */
+export const DEFAULT_PUBLIC_URL = 'http://localhost:4000';
+
+/** One resolver of `DNS_SERVERS`: `host:port` (an IPv6 host in brackets), or a bare IP address. */
+const DNS_SERVER = /^(?:\[[0-9a-fA-F:.]+\]|[0-9.]+|[0-9a-fA-F:]+)(?::\d{1,5})?$/;
 
 /** Where the links of development emails point: the example web application's dev server. */
 export const DEFAULT_APP_URL = 'http://localhost:5173';
@@ -282,6 +300,16 @@ const schema = z.object({
   WEBAUTHN_RP_ID: optionalString,
   WEBAUTHN_RP_NAME: optionalString,
   WEBAUTHN_ORIGINS: optionalString,
+  PUBLIC_URL: optionalString.refine(
+    (v) => v === undefined || (isUrl(v, ['http:', 'https:']) && !/[?#]/.test(v)),
+    "must be an http:// or https:// URL without query or fragment (the server's public base URL)",
+  ),
+  DNS_SERVERS: optionalString.refine(
+    (v) =>
+      v === undefined || v.split(',').every((entry) => DNS_SERVER.test(entry.trim()) && entry.trim() !== ''),
+    'must be comma-separated resolvers as host:port with an IP address as host (127.0.0.1:53, [::1]:53)',
+  ),
+  SSO_ALLOW_INSECURE_ISSUERS: booleanFlag(false),
 });
 
 /**
@@ -372,6 +400,13 @@ function crossChecks(raw: Record<string, string | undefined>): ConfigIssue[] {
     const problem = secretStrengthProblem(metricsToken);
     if (problem !== null) add('METRICS_TOKEN', `${problem} when NODE_ENV=production (${GENERATE_SECRET})`);
   }
+  if (production && get('PUBLIC_URL')?.startsWith('http:'))
+    add('PUBLIC_URL', 'must use https when NODE_ENV=production');
+  if (production && /^\s*(1|true|yes|on)\s*$/i.test(get('SSO_ALLOW_INSECURE_ISSUERS') ?? ''))
+    add(
+      'SSO_ALLOW_INSECURE_ISSUERS',
+      'is not allowed when NODE_ENV=production (identity providers use https)',
+    );
   if (production && get('ENCRYPTION_KEY') === undefined)
     add('ENCRYPTION_KEY', `is required when NODE_ENV=production (32 random bytes: ${GENERATE_SECRET})`);
   if (production && get('DATABASE_URL') === 'memory:')
@@ -478,6 +513,11 @@ export function parseConfig(
       totpIssuer: e.TOTP_ISSUER,
     },
     webauthn: webauthnConfigOf(e, e.APP_URL ?? DEFAULT_APP_URL),
+    sso: {
+      publicUrl: (e.PUBLIC_URL ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, ''),
+      dnsServers: e.DNS_SERVERS?.split(',').map((entry) => entry.trim()),
+      allowInsecureIssuers: e.SSO_ALLOW_INSECURE_ISSUERS,
+    },
   };
 }
 

@@ -360,7 +360,8 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     });
     expect(viaPasskey.session.amr).toEqual(['hwk', 'mfa']);
     const passkeyChallenge = await third.login({ email: thirdEmail, password: PASSWORD });
-    if (passkeyChallenge.type !== 'mfa_required') throw new Error(`expected a challenge, not ${passkeyChallenge.type}`);
+    if (passkeyChallenge.type !== 'mfa_required')
+      throw new Error(`expected a challenge, not ${passkeyChallenge.type}`);
     expect(passkeyChallenge.methods).toEqual(['passkey']);
     const { mfaToken } = passkeyChallenge;
     const mfaOptions = await third.request('mfaPasskeyOptions', { body: { mfaToken } });
@@ -379,6 +380,32 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
       (err: unknown) => err,
     );
     expect(isTenantAuthClientError(removal, 'reauthentication_required')).toBe(true);
+
+    // API 1.2's single sign-on routes, through request() and sso.start() (the full flows against a real
+    // provider are sso.test.ts's and sso-admin.test.ts's).
+    const { client: sso } = client();
+    await sso.register({ email: `owner@sso-${Date.now().toString(36)}.example.com`, password: PASSWORD });
+    const { domain } = await sso.request('addDomain', { body: { domain: 'client-test.example.com' } });
+    expect(domain).toMatchObject({ name: 'client-test.example.com', verified: false });
+    expect((await sso.request('listDomains', {})).domains).toHaveLength(1);
+    const notYet = await caught(sso.request('verifyDomain', { params: { name: domain.name } }));
+    expect(isTenantAuthClientError(notYet, 'domain_not_verified')).toBe(true);
+    await sso.request('removeDomain', { params: { name: domain.name } });
+    const unreachable = await caught(
+      sso.request('configureSso', {
+        body: { issuer: 'https://127.0.0.1:9', clientId: 'a', clientSecret: 'b' },
+      }),
+    );
+    expect(isTenantAuthClientError(unreachable, 'validation_failed')).toBe(true);
+    expect(await sso.request('getSso', {})).toEqual({ sso: null });
+    expect(isTenantAuthClientError(await caught(sso.request('removeSso', {})), 'not_found')).toBe(true);
+    const noSso = await caught(sso.sso.start({ email: 'nobody@client-test.example.com' }));
+    expect(isTenantAuthClientError(noSso, 'not_found')).toBe(true);
+    // The callback is a browser navigation: without its cookie, straight to the app's error page.
+    const callback = await sso.fetch(`${server.baseUrl}/api/v1/auth/sso/callback?state=x`, {
+      redirect: 'manual',
+    });
+    expect(callback.status).toBe(303);
 
     // Every operation of the document was called.
     const called = new Set(requests.map((r) => `${r.method} ${r.path}`));

@@ -23,6 +23,7 @@ import './pages/second-factor.js';
 import './pages/security.js';
 import './pages/sessions.js';
 import './pages/tenant-security.js';
+import './pages/sso.js';
 
 /** Redraws the header for the current session and page. */
 function drawHeader(): void {
@@ -65,6 +66,7 @@ function drawHeader(): void {
       h('li', {}, link('/members', 'Members')),
       isAdmin() ? h('li', {}, link('/audit', 'Audit log')) : null,
       isAdmin() ? h('li', {}, link('/organisation/security', 'Organisation security')) : null,
+      isAdmin() ? h('li', {}, link('/single-sign-on', 'Single sign-on')) : null,
     ),
     h(
       'div',

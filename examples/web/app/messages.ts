@@ -28,6 +28,9 @@ export const PROBLEM_MESSAGES = {
   internal_error: 'Something went wrong on our side. Please try again.',
   unavailable: 'The server cannot be reached right now. Check your connection and try again.',
   http_error: 'The server gave an unexpected answer. Please try again.',
+  sso_required: 'Your organisation signs you in with single sign-on. Use "Sign in with SSO".',
+  domain_taken: 'Another organisation has already verified this domain.',
+  domain_not_verified: 'The DNS record is not there yet. Add it, wait a few minutes, then verify again.',
 } as const satisfies Record<ProblemCode, string>;
 
 /** What the user reads next to a field, for each field error code. */
@@ -46,6 +49,8 @@ export const FIELD_MESSAGES = {
   incorrect: 'This password is not correct.',
   invalid_role: 'Choose one of the roles offered.',
   invalid_credential: 'The passkey could not be used. Try again.',
+  invalid_domain: 'Enter a domain you own, such as example.com (not a public suffix).',
+  issuer_unreachable: "The identity provider's discovery document could not be fetched.",
 } as const satisfies Record<FieldErrorCode, string>;
 
 /**
@@ -90,6 +95,13 @@ export const AUDIT_EVENT_LABELS = {
   passkey_added: 'Passkey added',
   passkey_removed: 'Passkey removed',
   passkey_counter_regressed: 'Passkey refused (possible clone)',
+  domain_added: 'Domain added',
+  domain_verified: 'Domain verified',
+  domain_removed: 'Domain removed',
+  sso_configured: 'Single sign-on configured',
+  sso_removed: 'Single sign-on removed',
+  sso_login: 'Signed in with SSO',
+  sso_user_provisioned: 'Account created by SSO',
 } as const satisfies Record<AuditEventType, string>;
 
 /** A label for each role. */

@@ -35,6 +35,7 @@ import { type SecondFactorMethods, secondFactorMethods } from './second-factor.j
 import { ClientSession } from './session.js';
 import { type SessionChange, sessionListeners } from './session-change.js';
 import { challengeOf, type SignInResult } from './sign-in.js';
+import { type SsoClient, ssoMethods } from './sso.js';
 import type { SessionState } from './tokens.js';
 import { createTransport } from './transport.js';
 
@@ -177,6 +178,9 @@ export interface TenantAuthClient extends SecondFactorMethods {
     input: RequestInput<K>,
   ): Promise<OperationTypes[K]['response']>;
 
+  /** Single sign-on (API 1.2): `sso.start({ email, returnTo })`, then navigate to the answered URL. */
+  readonly sso: SsoClient;
+
   /** Subscribes to {@link SessionChange}s; returns the unsubscribe function. */
   onSessionChange(listener: (change: SessionChange) => void): () => void;
   /** Stops the refresh timer and closes the cross-tab channel. */
@@ -273,6 +277,7 @@ export function createTenantAuthClient(options: TenantAuthClientOptions): Tenant
     ...secondFactorMethods(requests, session),
     mode,
     passkeys: passkeysOf(requests, session),
+    sso: ssoMethods(call),
 
     async register(body) {
       const { data, state } = await signIn('register', body);

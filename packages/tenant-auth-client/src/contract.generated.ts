@@ -418,7 +418,14 @@ export type AuditEventType =
   | 'security_policy_changed'
   | 'passkey_added'
   | 'passkey_removed'
-  | 'passkey_counter_regressed';
+  | 'passkey_counter_regressed'
+  | 'domain_added'
+  | 'domain_verified'
+  | 'domain_removed'
+  | 'sso_configured'
+  | 'sso_removed'
+  | 'sso_login'
+  | 'sso_user_provisioned';
 
 /**
  * Every {@link AuditEventType}, in the order of the contract.
@@ -457,6 +464,13 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'passkey_added',
   'passkey_removed',
   'passkey_counter_regressed',
+  'domain_added',
+  'domain_verified',
+  'domain_removed',
+  'sso_configured',
+  'sso_removed',
+  'sso_login',
+  'sso_user_provisioned',
 ];
 
 /**
@@ -706,6 +720,153 @@ export interface SecurityPolicy {
 }
 
 /**
+ * The DNS record that proves the domain.
+ *
+ * @example
+ * const example: DomainVerification = {
+ *   type: 'TXT',
+ *   name: 'Analytical Engines',
+ *   value: '…',
+ * };
+ */
+export interface DomainVerification {
+  type: 'TXT';
+  /**
+   * `_tenant-auth-challenge.<domain>`.
+   */
+  name: string;
+  /**
+   * `tenant-auth-domain-verification=<random>`.
+   */
+  value: string;
+}
+
+/**
+ * An email domain of the tenant.
+ *
+ * @example
+ * const example: Domain = {
+ *   name: 'Analytical Engines',
+ *   verified: true,
+ *   createdAt: '2026-05-01T12:00:00.000Z',
+ *   verifiedAt: null,
+ *   verification: {
+ *     type: 'TXT',
+ *     name: 'Analytical Engines',
+ *     value: '…',
+ *   },
+ * };
+ */
+export interface Domain {
+  /**
+   * The domain, a lower-case host name.
+   */
+  name: string;
+  verified: boolean;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  createdAt: string;
+  /**
+   * When it was verified; `null` until then.
+   */
+  verifiedAt: string | null;
+  verification: DomainVerification;
+}
+
+/**
+ * One domain.
+ *
+ * @example
+ * const example: DomainResponse = {
+ *   domain: {
+ *     name: 'Analytical Engines',
+ *     verified: true,
+ *     createdAt: '2026-05-01T12:00:00.000Z',
+ *     verifiedAt: null,
+ *     verification: {
+ *       type: 'TXT',
+ *       name: 'Analytical Engines',
+ *       value: '…',
+ *     },
+ *   },
+ * };
+ */
+export interface DomainResponse {
+  domain: Domain;
+}
+
+/**
+ * The tenant's domains, oldest first.
+ *
+ * @example
+ * const example: DomainList = {
+ *   domains: [],
+ * };
+ */
+export interface DomainList {
+  domains: Domain[];
+}
+
+/**
+ * The tenant's OpenID Connect connection.
+ *
+ * @example
+ * const example: SsoConnection = {
+ *   issuer: '…',
+ *   clientId: '…',
+ *   enforce: true,
+ *   defaultRole: 'owner',
+ *   redirectUri: '…',
+ *   updatedAt: '2026-05-01T12:00:00.000Z',
+ * };
+ */
+export interface SsoConnection {
+  issuer: string;
+  clientId: string;
+  /**
+   * Password and passkey sign-ins of the users in the verified domains answer `sso_required` (owners excepted).
+   */
+  enforce: boolean;
+  defaultRole: Role;
+  /**
+   * The callback URL to register at the provider.
+   */
+  redirectUri: string;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  updatedAt: string;
+}
+
+/**
+ * The connection, or `null` when there is none.
+ *
+ * @example
+ * const example: SsoResponse = {
+ *   sso: null,
+ * };
+ */
+export interface SsoResponse {
+  sso: SsoConnection | null;
+}
+
+/**
+ * Where to send the browser.
+ *
+ * @example
+ * const example: SsoStart = {
+ *   url: '…',
+ * };
+ */
+export interface SsoStart {
+  /**
+   * The identity provider's authorization URL.
+   */
+  url: string;
+}
+
+/**
  * Why a field was refused; switch on this.
  *
  * @example
@@ -725,7 +886,9 @@ export type FieldErrorCode =
   | 'invalid_or_expired'
   | 'incorrect'
   | 'invalid_role'
-  | 'invalid_credential';
+  | 'invalid_credential'
+  | 'invalid_domain'
+  | 'issuer_unreachable';
 
 /**
  * Every {@link FieldErrorCode}, in the order of the contract.
@@ -748,6 +911,8 @@ export const FIELD_ERROR_CODES: readonly FieldErrorCode[] = [
   'incorrect',
   'invalid_role',
   'invalid_credential',
+  'invalid_domain',
+  'issuer_unreachable',
 ];
 
 /**
@@ -800,7 +965,10 @@ export type ProblemCode =
   | 'rate_limited'
   | 'internal_error'
   | 'unavailable'
-  | 'http_error';
+  | 'http_error'
+  | 'sso_required'
+  | 'domain_taken'
+  | 'domain_not_verified';
 
 /**
  * Every {@link ProblemCode}, in the order of the contract.
@@ -831,6 +999,9 @@ export const PROBLEM_CODES: readonly ProblemCode[] = [
   'internal_error',
   'unavailable',
   'http_error',
+  'sso_required',
+  'domain_taken',
+  'domain_not_verified',
 ];
 
 /**
@@ -1441,6 +1612,77 @@ export interface DeleteAccountRequest {
 }
 
 /**
+ * The body of `POST /tenants/me/domains`.
+ *
+ * @example
+ * const example: AddDomainRequest = {
+ *   domain: '…',
+ * };
+ */
+export interface AddDomainRequest {
+  /**
+   * A lower-case host name, not a public suffix.
+   *
+   * At most 253 characters.
+   */
+  domain: string;
+}
+
+/**
+ * The body of `PUT /tenants/me/sso`.
+ *
+ * @example
+ * const example: ConfigureSsoRequest = {
+ *   issuer: '…',
+ *   clientId: '…',
+ *   clientSecret: '…',
+ * };
+ */
+export interface ConfigureSsoRequest {
+  /**
+   * The issuer identifier (https URL).
+   *
+   * At most 2048 characters.
+   */
+  issuer: string;
+  /**
+   * At most 2048 characters.
+   */
+  clientId: string;
+  /**
+   * Stored sealed; never returned.
+   *
+   * At most 2048 characters.
+   */
+  clientSecret: string;
+  enforce?: boolean;
+  defaultRole?: 'admin' | 'member';
+}
+
+/**
+ * The body of `POST /auth/sso/start`.
+ *
+ * @example
+ * const example: StartSsoRequest = {
+ *   email: 'ada@example.com',
+ * };
+ */
+export interface StartSsoRequest {
+  /**
+   * Email address; trimmed and lower-cased (ASCII letters only).
+   *
+   * An email address. At most 254 characters.
+   */
+  email: string;
+  /**
+   * Where to land afterwards: a URL of the application (`APP_URL` origin); others are ignored.
+   *
+   * At most 2048 characters.
+   */
+  returnTo?: string;
+}
+
+/**
  * The body of `POST /auth/passkeys/registration/options` (optional).
  *
  * @example
@@ -1643,6 +1885,14 @@ export type OperationId =
   | 'getMe'
   | 'deleteAccount'
   | 'listAuditEvents'
+  | 'listDomains'
+  | 'addDomain'
+  | 'verifyDomain'
+  | 'removeDomain'
+  | 'getSso'
+  | 'configureSso'
+  | 'removeSso'
+  | 'startSso'
   | 'jwks'
   | 'openapi'
   | 'health'
@@ -1714,6 +1964,14 @@ export const OPERATIONS: Readonly<Record<OperationId, OperationSpec>> = {
   getMe: { method: 'GET', path: '/users/me', auth: 'access', success: 200 },
   deleteAccount: { method: 'DELETE', path: '/users/me', auth: 'access', success: 204 },
   listAuditEvents: { method: 'GET', path: '/tenants/me/audit-events', auth: 'access', success: 200 },
+  listDomains: { method: 'GET', path: '/tenants/me/domains', auth: 'access', success: 200 },
+  addDomain: { method: 'POST', path: '/tenants/me/domains', auth: 'access', success: 201 },
+  verifyDomain: { method: 'POST', path: '/tenants/me/domains/{name}/verify', auth: 'access', success: 200 },
+  removeDomain: { method: 'DELETE', path: '/tenants/me/domains/{name}', auth: 'access', success: 204 },
+  getSso: { method: 'GET', path: '/tenants/me/sso', auth: 'access', success: 200 },
+  configureSso: { method: 'PUT', path: '/tenants/me/sso', auth: 'access', success: 200 },
+  removeSso: { method: 'DELETE', path: '/tenants/me/sso', auth: 'access', success: 204 },
+  startSso: { method: 'POST', path: '/auth/sso/start', auth: 'none', success: 200 },
   jwks: { method: 'GET', path: '/.well-known/jwks.json', auth: 'none', success: 200 },
   openapi: { method: 'GET', path: '/openapi.json', auth: 'none', success: 200 },
   health: { method: 'GET', path: '/health', auth: 'access', success: 200 },
@@ -1857,6 +2115,22 @@ export interface OperationTypes {
     params: undefined;
     response: AuditEventPage;
   };
+  /** GET /tenants/me/domains: The tenant's email domains. */
+  listDomains: { body: undefined; query: undefined; params: undefined; response: DomainList };
+  /** POST /tenants/me/domains: Add an email domain to the tenant (owner), with the TXT record that will prove it. */
+  addDomain: { body: AddDomainRequest; query: undefined; params: undefined; response: DomainResponse };
+  /** POST /tenants/me/domains/{name}/verify: Verify a domain (owner) once its TXT record holds the value. */
+  verifyDomain: { body: undefined; query: undefined; params: { name: string }; response: DomainResponse };
+  /** DELETE /tenants/me/domains/{name}: Remove a domain of the tenant (owner). */
+  removeDomain: { body: undefined; query: undefined; params: { name: string }; response: undefined };
+  /** GET /tenants/me/sso: The tenant's OpenID Connect connection (never the client secret). */
+  getSso: { body: undefined; query: undefined; params: undefined; response: SsoResponse };
+  /** PUT /tenants/me/sso: Connect the tenant's OpenID Connect provider (owner). */
+  configureSso: { body: ConfigureSsoRequest; query: undefined; params: undefined; response: SsoResponse };
+  /** DELETE /tenants/me/sso: Remove the tenant's OpenID Connect connection (owner). */
+  removeSso: { body: undefined; query: undefined; params: undefined; response: undefined };
+  /** POST /auth/sso/start: Start signing in through the identity provider of the address's domain. */
+  startSso: { body: StartSsoRequest; query: undefined; params: undefined; response: SsoStart };
   /** GET /.well-known/jwks.json: Public keys of the access-token signer (empty for HMAC). */
   jwks: { body: undefined; query: undefined; params: undefined; response: Jwks };
   /** GET /openapi.json: This document. */

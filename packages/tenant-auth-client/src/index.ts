@@ -5,6 +5,7 @@ export { createTenantAuthClient } from './client.js';
 export type {
   Accepted,
   AcceptInvitationRequest,
+  AddDomainRequest,
   AddPasskeyRequest,
   AddPasskeyResponse,
   AuditEvent,
@@ -14,10 +15,15 @@ export type {
   ChangeEmailRequest,
   ChangeMemberRoleRequest,
   ChangePasswordRequest,
+  ConfigureSsoRequest,
   ConfirmEmailChangeRequest,
   ConfirmTotpRequest,
   CreateInvitationRequest,
   DeleteAccountRequest,
+  Domain,
+  DomainList,
+  DomainResponse,
+  DomainVerification,
   FieldError,
   FieldErrorCode,
   ForgotPasswordRequest,
@@ -60,6 +66,10 @@ export type {
   SessionList,
   SetSecurityPolicyRequest,
   SetupTotpRequest,
+  SsoConnection,
+  SsoResponse,
+  SsoStart,
+  StartSsoRequest,
   Tenant,
   TokenResponse,
   TokenSession,
@@ -81,14 +91,15 @@ export {
 export type { BroadcastChannelLike, CrossTabMessage, CrossTabOptions, LockManagerLike } from './cross-tab.js';
 export { isTenantAuthClientError, TenantAuthClientError } from './errors.js';
 export type { ClientClock, ClientTimers, FetchLike, TenantAuthClientOptions } from './options.js';
+export type { PasskeyRegistration, PasskeysClient } from './passkeys.js';
 export type {
   ReauthenticationContext,
   ReauthenticationPrompt,
   SecondFactorMethods,
   TotpConfirmResult,
 } from './second-factor.js';
-export type { PasskeyRegistration, PasskeysClient } from './passkeys.js';
 export type { SessionChange, SignOutReason } from './session-change.js';
 export type { MfaChallenge, MfaSetupChallenge, SignedIn, SignInResult } from './sign-in.js';
+export type { SsoClient } from './sso.js';
 export type { SessionState, TokenStorage, Tokens } from './tokens.js';
 export { memoryTokenStorage } from './tokens.js';

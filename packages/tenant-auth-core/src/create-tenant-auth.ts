@@ -4,6 +4,7 @@ import { createMfa } from './mfa/mfa.js';
 import { createRecentAuth } from './mfa/recent-auth.js';
 import { resolveOptions, type TenantAuthOptions } from './options.js';
 import { createPasskeys } from './passkeys/passkeys.js';
+import { createSso } from './sso/sso.js';
 import type { TenantAuth } from './tenant-auth.js';
 
 /**
@@ -24,11 +25,13 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   const composed = composeServices(resolveOptions(options));
   const accounts = accountsPart(composed);
   const mfa = createMfa(composed.services);
+  const sso = createSso(composed.services, composed.resolved.sso, (claims) => mfa.requireRecentAuth(claims));
   return {
     ...accounts.part,
     ...sessionsPart(composed),
     ...mfa,
     ...createPasskeys(composed.services, createRecentAuth(composed.services).requireRecent),
+    ...sso,
     ...membersPart(composed),
     ...operationsPart(composed, accounts.processHeld),
   };

@@ -37,6 +37,9 @@ export const ERROR_CODES = [
   'internal_error',
   'invalid_configuration',
   'unavailable',
+  'sso_required',
+  'domain_taken',
+  'domain_not_verified',
 ] as const;
 
 /**
@@ -78,6 +81,9 @@ export const ERROR_STATUS = {
   internal_error: 500,
   invalid_configuration: 500,
   unavailable: 503,
+  sso_required: 403,
+  domain_taken: 409,
+  domain_not_verified: 409,
 } as const satisfies Record<TenantAuthErrorCode, number>;
 
 /**
@@ -102,6 +108,8 @@ export const FIELD_ERROR_CODES = [
   'incorrect',
   'invalid_role',
   'invalid_credential',
+  'invalid_domain',
+  'issuer_unreachable',
 ] as const;
 
 /**

@@ -85,6 +85,23 @@ export type {
 } from './records.js';
 export { AUDIT_EVENT_TYPES } from './records.js';
 export type { DataKey, DataKeysOptions } from './sealing/data-key.js';
+export type {
+  DomainResolver,
+  IdentityProvider,
+  IdentityProviderClient,
+  IdentityProviderResult,
+  ProvidedIdentity,
+} from './sso/sso-ports.js';
+export type {
+  ConfigureSsoInput,
+  Domain,
+  SsoCompletion,
+  SsoConnection,
+  SsoErrorCode,
+  SsoOptions,
+  SsoStart,
+} from './sso/sso-types.js';
+export { SSO_ERROR_CODES } from './sso/sso-types.js';
 export { createMemoryStores } from './stores/memory/memory-stores.js';
 export type { OutboxCounts, TenantAuthStores } from './stores/tenant-auth-stores.js';
 export type { InputLimits, ScheduledWork, TenantAuth, TenantAuthStats } from './tenant-auth.js';

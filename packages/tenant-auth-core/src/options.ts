@@ -11,6 +11,8 @@ import type { RateLimitStore } from './rate-limit/rate-limit-store.js';
 import type { RequestLimitSettings } from './rate-limit/request-limits.js';
 import { type DataKeysOptions, dataKeysProblem } from './sealing/data-key.js';
 import type { SessionCheckSettings } from './sessions/active-session-cache.js';
+import { resolveSso } from './sso/sso-options.js';
+import type { SsoOptions } from './sso/sso-types.js';
 import type { TenantAuthStores } from './stores/tenant-auth-stores.js';
 import type { AccessTokenKeyOptions } from './tokens/keys.js';
 import {
@@ -156,6 +158,11 @@ export interface TenantAuthOptions {
   /** How long audit events are kept before cleanup deletes them. Default 90 days. */
   auditRetentionSeconds?: number;
   /**
+   * Single sign-on per tenant (OpenID Connect): the identity-provider and DNS ports and the callback
+   * URL. Without it the SSO routes answer `unavailable` (changes) or `not_found` (sign-in).
+   */
+  sso?: SsoOptions;
+  /**
    * Receives every auth event once its change has committed (metrics, alerts, a log): ids and addresses,
    * never secrets. Events of a tenant are also stored in its audit log, whatever this hook does.
    */
@@ -195,6 +202,7 @@ export interface ResolvedOptions {
   totpIssuer: string;
   relyingParty: RelyingParty | undefined;
   auditRetentionSeconds: number;
+  sso: SsoOptions | undefined;
   onEvent: ((event: AuthEvent) => void) | undefined;
   instrumentation: Instrumentation | undefined;
   logger: Logger;
@@ -217,6 +225,7 @@ function resolveStores(value: unknown): TenantAuthStores {
     'outbox',
     'auditEvents',
     'factors',
+    'sso',
   ] as const) {
     if (typeof stores[part] !== 'object' || stores[part] === null)
       throw fail(`stores.${part}`, 'is required');
@@ -333,6 +342,7 @@ export function resolveOptions(options: TenantAuthOptions): ResolvedOptions {
     totpIssuer: text('totpIssuer', options.totpIssuer, 'tenant-auth'),
     relyingParty: options.webauthn === undefined ? undefined : resolveRelyingParty(options.webauthn),
     auditRetentionSeconds: integer('auditRetentionSeconds', options.auditRetentionSeconds, 90 * DAY, 1),
+    sso: resolveSso(options.sso),
     onEvent: options.onEvent,
     instrumentation,
     logger: resolveLogger(options.logger),

@@ -210,6 +210,13 @@ export const AUDIT_EVENT_TYPES = [
   'passkey_added',
   'passkey_removed',
   'passkey_counter_regressed',
+  'domain_added',
+  'domain_verified',
+  'domain_removed',
+  'sso_configured',
+  'sso_removed',
+  'sso_login',
+  'sso_user_provisioned',
 ] as const;
 
 /**

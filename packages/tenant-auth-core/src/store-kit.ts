@@ -41,6 +41,12 @@ export type {
   WebAuthnChallengeRecord,
 } from './stores/passkey-store.js';
 export type {
+  DomainRecord,
+  SsoConnectionRecord,
+  SsoIdentityRecord,
+  SsoStore,
+} from './stores/sso-store.js';
+export type {
   AuditEventQuery,
   AuditEventStore,
   OneTimeTokenStore,

@@ -22,6 +22,7 @@ import type { PublicKeyCredentialRequestOptionsJSON, TenantAuthPasskeys } from '
 import type { PasswordHasherStats } from './passwords/hasher.js';
 import type { ClientBudget, RateLimitResult } from './rate-limit/rate-limit-result.js';
 import type { Invitation, Member, RequestContext, SessionInfo, Tenant } from './records.js';
+import type { ConfigureSsoInput, Domain, SsoCompletion, SsoConnection, SsoStart } from './sso/sso-types.js';
 import type { OutboxCounts } from './stores/tenant-auth-stores.js';
 
 /**
@@ -179,6 +180,57 @@ export interface TenantAuth extends TenantAuthPasskeys {
   ): Promise<SecurityPolicy>;
   /** The caller's account with its second-factor state. Fails with `invalid_token` when it is gone. */
   getMe(claims: AccessClaims): Promise<Me>;
+  /**
+   * Adds an email domain to the caller's tenant (owner, recent authentication), unverified, with the TXT
+   * record that will prove it; the tenant's existing record when it has it already. Fails with
+   * `validation_failed` (`domain`: `invalid_domain`: not a lower-case host name, or a public suffix),
+   * `domain_taken` (another tenant verified it), `forbidden`, `reauthentication_required`, `unavailable`
+   * (no `sso` option).
+   */
+  addDomain(claims: AccessClaims, input: { domain: string }, context?: RequestContext): Promise<Domain>;
+  /** The caller's tenant's domains, oldest first (admin). */
+  listDomains(claims: AccessClaims): Promise<Domain[]>;
+  /**
+   * Verifies a domain of the caller's tenant once its TXT record holds the value (owner, recent). Fails
+   * with `domain_not_verified`, `domain_taken` (another tenant verified it first), `not_found`.
+   */
+  verifyDomain(claims: AccessClaims, name: string, context?: RequestContext): Promise<Domain>;
+  /** Removes a domain of the caller's tenant (owner, recent). Fails with `not_found`. */
+  removeDomain(claims: AccessClaims, name: string, context?: RequestContext): Promise<void>;
+  /**
+   * Connects (or reconnects) the caller's tenant to its OpenID Connect provider (owner, recent): the
+   * issuer's discovery document is fetched and checked first; the client secret is sealed and never
+   * returned. Turning `enforce` on revokes the password and passkey sessions of the users it holds.
+   * Fails with `validation_failed` (`issuer`: `issuer_unreachable`; other field codes), `forbidden`,
+   * `reauthentication_required`, `unavailable` (no `sso` option).
+   */
+  configureSso(
+    claims: AccessClaims,
+    input: ConfigureSsoInput,
+    context?: RequestContext,
+  ): Promise<SsoConnection>;
+  /** The caller's tenant's connection (admin), `null` when none; never the client secret. */
+  getSso(claims: AccessClaims): Promise<SsoConnection | null>;
+  /** Removes the caller's tenant's connection (owner, recent). Fails with `not_found`. */
+  removeSso(claims: AccessClaims, context?: RequestContext): Promise<void>;
+  /**
+   * Starts a sign-in through the identity provider of the tenant that verified the address's domain:
+   * the authorization URL, and the sealed `sso_state` cookie value that binds `state`, `nonce` and the
+   * PKCE verifier to this browser. `returnTo` is kept only when it is of the application's origin. Fails
+   * with `not_found` (no verified domain with SSO for this address).
+   */
+  startSso(input: { email: string; returnTo?: string | undefined }): Promise<SsoStart>;
+  /**
+   * Completes a sign-in from the provider's redirect (`search`: the query string of the callback, with its
+   * `?`) and the `sso_state` cookie:
+   * a new session (`amr` `["sso"]`, plus `mfa` when the provider's `amr` says so) and where to send the
+   * browser, or the error page (`invalid_state`, `idp_error`, `invalid_id_token`, `domain_mismatch`,
+   * `email_taken`, `identity_mismatch`). Users are identified by `(issuer, sub)`.
+   */
+  completeSso(
+    input: { stateCookie: string | undefined; search: string },
+    context?: RequestContext,
+  ): Promise<SsoCompletion>;
   /** Rotates a refresh token (grace-period races get the identical child). Fails with `invalid_token`. */
   refresh(refreshToken: string, context?: RequestContext): Promise<TokenResponse>;
   /** Revokes the session named by an access or refresh token. Fails with `invalid_token`. */

@@ -8,6 +8,7 @@ import type { AuthEvent } from './events/auth-event.js';
 import type { Logger } from './logger.js';
 import type { MailMessage } from './mail/mailer.js';
 import type { TenantAuthOptions } from './options.js';
+import type { IdentityProvider, IdentityProviderClient, IdentityProviderResult } from './sso/sso-ports.js';
 import { createMemoryStores } from './stores/memory/memory-stores.js';
 import type { TenantAuth } from './tenant-auth.js';
 import { ManualClock } from './testing/manual-clock.js';
@@ -39,7 +40,44 @@ export class Inbox {
   }
 }
 
+/**
+ * An identity provider for core's tests: `reachable` issuers pass discovery; `exchange` answers `next`
+ * (an identity, or a failure) once it saw the state and nonce of the authorization URL it built.
+ */
+export class FakeIdentityProvider implements IdentityProvider {
+  reachable = new Set<string>(['https://idp.acme.test']);
+  next: IdentityProviderResult = { ok: false, reason: 'idp_error' };
+  lastRequest: { state: string; nonce: string; codeChallenge: string } | undefined;
+  async discover(issuer: string): Promise<void> {
+    if (!this.reachable.has(issuer)) throw new Error('unreachable');
+  }
+  async authorizationUrl(
+    client: IdentityProviderClient,
+    request: { state: string; nonce: string; codeChallenge: string },
+  ) {
+    this.lastRequest = request;
+    return `${client.issuer}/authorize?client_id=${client.clientId}&state=${request.state}`;
+  }
+  async exchange(
+    _client: IdentityProviderClient,
+    callback: { state: string; nonce: string },
+  ): Promise<IdentityProviderResult> {
+    if (callback.state !== this.lastRequest?.state || callback.nonce !== this.lastRequest?.nonce)
+      return { ok: false, reason: 'invalid_id_token' };
+    return this.next;
+  }
+  /** The next sign-in says `subject` with `email`. */
+  signsIn(subject: string, email: string, amr: string[] = []): void {
+    this.next = {
+      ok: true,
+      identity: { issuer: 'https://idp.acme.test', subject, email, emailVerified: true, amr },
+    };
+  }
+}
+
 export function setup(overrides: Partial<TenantAuthOptions> = {}) {
+  const idp = new FakeIdentityProvider();
+  const txt = new Map<string, string[][]>();
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const stores = createMemoryStores();
   const events: AuthEvent[] = [];
@@ -54,6 +92,18 @@ export function setup(overrides: Partial<TenantAuthOptions> = {}) {
     clock,
     onEvent: (e) => events.push(e),
     mail: { mailer: inbox, from: 'Acme <no-reply@acme.test>', appUrl: 'https://app.acme.test/' },
+    sso: {
+      identityProvider: idp,
+      domainResolver: {
+        resolveTxt: async (name) => {
+          const records = txt.get(name);
+          if (!records) throw Object.assign(new Error('no data'), { code: 'ENODATA' });
+          return records;
+        },
+      },
+      redirectUri: 'https://auth.acme.test/api/v1/auth/sso/callback',
+      appUrl: 'https://app.acme.test',
+    },
     ...overrides,
   });
   /** Delivers what the outbox holds and waits for background work. */
@@ -61,7 +111,7 @@ export function setup(overrides: Partial<TenantAuthOptions> = {}) {
     await auth.whenIdle();
     await auth.deliverMail();
   };
-  return { auth, clock, stores, events, inbox, settle };
+  return { auth, clock, stores, events, inbox, settle, idp, txt };
 }
 
 /** Registers an owner and returns its token response with its verified claims. */
@@ -167,4 +217,32 @@ export async function mfaTokenOf(promise: Promise<unknown>): Promise<string> {
     throw err;
   }
   throw new Error('expected a second factor to be required');
+}
+
+/**
+ * Verifies `domain` for the tenant of `claims` (its TXT record put in `t.txt`) and connects the fake
+ * provider (with `enforce` when asked): what an owner does before its users sign in through SSO.
+ */
+export async function ssoTenant(
+  t: ReturnType<typeof setup>,
+  claims: AccessClaims,
+  domain: string,
+  options: { enforce?: boolean } = {},
+): Promise<void> {
+  const added = await t.auth.addDomain(claims, { domain });
+  t.txt.set(added.verification.name, [[added.verification.value]]);
+  await t.auth.verifyDomain(claims, domain);
+  await t.auth.configureSso(claims, {
+    issuer: 'https://idp.acme.test',
+    clientId: 'acme',
+    clientSecret: 'sso-client-secret-for-unit-tests',
+    enforce: options.enforce ?? false,
+  });
+}
+
+/** Starts and completes an SSO sign-in of `email` as the fake provider's next identity. */
+export async function ssoSignIn(t: ReturnType<typeof setup>, email: string, returnTo?: string) {
+  const started = await t.auth.startSso({ email, ...(returnTo ? { returnTo } : {}) });
+  const state = t.idp.lastRequest?.state ?? '';
+  return t.auth.completeSso({ stateCookie: started.stateCookie, search: `?code=c&state=${state}` });
 }

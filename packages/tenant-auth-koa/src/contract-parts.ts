@@ -71,6 +71,13 @@ export const auditEventTypeSchema = z
     'passkey_added',
     'passkey_removed',
     'passkey_counter_regressed',
+    'domain_added',
+    'domain_verified',
+    'domain_removed',
+    'sso_configured',
+    'sso_removed',
+    'sso_login',
+    'sso_user_provisioned',
   ])
   .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
 
@@ -107,6 +114,8 @@ export const fieldErrorCodeSchema = z
     'incorrect',
     'invalid_role',
     'invalid_credential',
+    'invalid_domain',
+    'issuer_unreachable',
   ])
   .meta({ id: 'FieldErrorCode', description: 'Why a field was refused; switch on this.' });
 

@@ -52,3 +52,11 @@ export {
 } from './http-contract.js';
 export type { ProblemCode } from './problem-codes.js';
 export { PROBLEM_CODES } from './problem-codes.js';
+export {
+  domainListSchema,
+  domainResponseSchema,
+  domainSchema,
+  ssoConnectionSchema,
+  ssoResponseSchema,
+  ssoStartSchema,
+} from './sso-contract.js';

@@ -62,17 +62,18 @@ export function resolveCookieOptions(
   return { accessName, refreshName, refreshPath, set: options.set ?? true, read: options.read ?? true };
 }
 
-interface CookieAttributes {
+/** @internal */
+export interface CookieAttributes {
   path: string;
   sameSite: 'Lax' | 'Strict';
   maxAgeSeconds: number;
 }
 
 /**
- * Serialises one `Set-Cookie` value. Always `HttpOnly; Secure`: the header is written directly (not
+ * @internal Serialises one `Set-Cookie` value. Always `HttpOnly; Secure`: the header is written directly (not
  * through `ctx.cookies`) so `Secure` is sent behind a TLS-terminating proxy too, and `Max-Age` is exact.
  */
-function serialize(name: string, value: string, attrs: CookieAttributes): string {
+export function serializeCookie(name: string, value: string, attrs: CookieAttributes): string {
   const maxAge = Math.max(0, Math.floor(attrs.maxAgeSeconds));
   const parts = [`${name}=${value}`, `Path=${attrs.path}`, `Max-Age=${maxAge}`];
   if (maxAge === 0) parts.push('Expires=Thu, 01 Jan 1970 00:00:00 GMT');
@@ -104,7 +105,7 @@ export function setTokenCookies(
   }
   appendSetCookie(
     ctx,
-    serialize(cookies.accessName, tokens.accessToken, {
+    serializeCookie(cookies.accessName, tokens.accessToken, {
       path: '/',
       sameSite: 'Lax',
       maxAgeSeconds: tokens.expiresIn,
@@ -112,7 +113,7 @@ export function setTokenCookies(
   );
   appendSetCookie(
     ctx,
-    serialize(cookies.refreshName, tokens.refreshToken, {
+    serializeCookie(cookies.refreshName, tokens.refreshToken, {
       path: cookies.refreshPath,
       sameSite: 'Strict',
       maxAgeSeconds: tokens.refreshExpiresIn,
@@ -128,10 +129,17 @@ export function setTokenCookies(
  */
 export function clearTokenCookies(ctx: Context, cookies: ResolvedCookieOptions): void {
   if (!cookies.set) return;
-  appendSetCookie(ctx, serialize(cookies.accessName, '', { path: '/', sameSite: 'Lax', maxAgeSeconds: 0 }));
   appendSetCookie(
     ctx,
-    serialize(cookies.refreshName, '', { path: cookies.refreshPath, sameSite: 'Strict', maxAgeSeconds: 0 }),
+    serializeCookie(cookies.accessName, '', { path: '/', sameSite: 'Lax', maxAgeSeconds: 0 }),
+  );
+  appendSetCookie(
+    ctx,
+    serializeCookie(cookies.refreshName, '', {
+      path: cookies.refreshPath,
+      sameSite: 'Strict',
+      maxAgeSeconds: 0,
+    }),
   );
 }
 

@@ -26,6 +26,14 @@ export {
 } from './passkey-contract.js';
 export { fieldErrorSchema, problemSchema } from './problem-contract.js';
 export { requestSchemas } from './request-schemas.js';
+export {
+  domainListSchema,
+  domainResponseSchema,
+  domainSchema,
+  ssoConnectionSchema,
+  ssoResponseSchema,
+  ssoStartSchema,
+} from './sso-contract.js';
 
 /** Largest lifetime a token response states, in seconds: a signed 32-bit integer, as clients' timers hold. */
 const MAX_LIFETIME_SECONDS = 2_147_483_647;

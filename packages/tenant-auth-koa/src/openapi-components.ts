@@ -37,6 +37,15 @@ import {
   totpConfirmResponseSchema,
   totpSetupSchema,
 } from './http-contract.js';
+import {
+  domainListSchema,
+  domainResponseSchema,
+  domainSchema,
+  ssoConnectionSchema,
+  ssoResponseSchema,
+  ssoStartSchema,
+} from './sso-contract.js';
+
 /** @internal A JSON object of the document. */
 export type JsonObject = Record<string, unknown>;
 
@@ -78,6 +87,13 @@ export const RESPONSE_SCHEMAS: readonly z.ZodType[] = [
   meSchema.shape.mfa,
   meSchema,
   securityPolicySchema,
+  domainSchema.shape.verification,
+  domainSchema,
+  domainResponseSchema,
+  domainListSchema,
+  ssoConnectionSchema,
+  ssoResponseSchema,
+  ssoStartSchema,
   fieldErrorCodeSchema,
   fieldErrorSchema,
   problemCodeSchema,

@@ -155,6 +155,8 @@ const SHARED_RESPONSES: Record<string, JsonObject> = {
   MfaConflict: problem(
     '`already_enabled` (a TOTP factor is active), `mfa_not_enabled` (the caller has no factor), or `mfa_required_by_tenant` (the tenant requires a factor and this is the last one).',
   ),
+  SsoRequired: problem('`sso_required`: this address signs in through its tenant’s SSO only.'),
+  DomainConflict: problem('`domain_taken` (another tenant has it) or `domain_not_verified` (no TXT yet).'),
 };
 
 /** The response of each problem code, by status (the first code of a status in `problemCodesOf` wins). */
@@ -189,6 +191,9 @@ const PROBLEM_RESPONSES: Record<ProblemCode, [status: string, response: JsonObje
   unavailable: ['503', RESPONSE('Unavailable')],
   // A host route's HTTP error: never one of ours.
   http_error: undefined,
+  sso_required: ['403', RESPONSE('SsoRequired')],
+  domain_taken: ['409', RESPONSE('DomainConflict')],
+  domain_not_verified: ['409', RESPONSE('DomainConflict')],
 };
 
 const SECURITY: Record<Caller, JsonObject[]> = {
@@ -277,8 +282,8 @@ function operationObject(operation: Operation, requests: RequestSchemas, cookies
     name,
     in: 'path',
     required: true,
-    description: `${description} Any value that is not the id of one of yours is \`404\`.`,
-    schema: { type: 'string', format: 'uuid' },
+    description: `${description} Any value that is not ${name === 'name' ? 'one' : 'the id of one'} of yours is \`404\`.`,
+    schema: { type: 'string', format: name === 'name' ? 'hostname' : 'uuid' }, // `:name`: a domain (SSO)
   }));
   const parameters = [
     ...pathParameters,
@@ -306,7 +311,7 @@ function operationObject(operation: Operation, requests: RequestSchemas, cookies
 }
 
 /** The order of the methods of a path in the document. */
-const METHOD_ORDER = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
+const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** `paths`: one per path of the operations served, in the order of the table; `:name` becomes `{name}`. */
 function pathsOf(options: OpenApiDocumentOptions, requests: RequestSchemas): Record<string, JsonObject> {
@@ -332,8 +337,7 @@ function pathsOf(options: OpenApiDocumentOptions, requests: RequestSchemas): Rec
 /**
  * @internal The OpenAPI 3.1 document of the operation table (operations/): request bodies with the
  * limits of the `TenantAuth`, responses and problem details from this package's zod schemas, all through
- * zod 4's JSON Schema output. Every status the middleware can answer is listed per operation, with the
- * headers that come with it.
+ * zod 4's JSON Schema output. Every status the middleware can answer is listed per operation, with its headers.
  */
 export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObject {
   const { prefix, cookies } = options;
@@ -359,6 +363,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
     tags: [
       { name: 'auth', description: 'Registration, login, token refresh, logout, joining by invitation.' },
       { name: 'mfa', description: 'Second factors (TOTP, recovery codes) and recent authentication.' },
+      { name: 'sso', description: 'Single sign-on per tenant: domains, the OpenID Connect connection.' },
       { name: 'tenants', description: "The caller's tenant." },
       { name: 'sessions', description: "The caller's sessions." },
       { name: 'members', description: 'Members, roles and invitations.' },

@@ -29,6 +29,9 @@ export const PROBLEM_CODES = [
   'internal_error',
   'unavailable',
   'http_error',
+  'sso_required',
+  'domain_taken',
+  'domain_not_verified',
 ] as const;
 
 /**

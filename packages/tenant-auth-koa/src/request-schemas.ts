@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { auditCursor, auditEventTypeSchema, mfaMethodSchema, roleSchema } from './contract-parts.js';
 import { credentialSchema, passkeySchemas } from './passkey-contract.js';
 import { MAX_TOKEN_LENGTH } from './problem-codes.js';
+import { ssoRequestSchemas } from './sso-contract.js';
 
 /** The fields several request bodies share, with the limits of the `TenantAuth`. */
 function sharedFields(limits: InputLimits) {
@@ -197,6 +198,7 @@ export function requestSchemas(limits: InputLimits) {
   const mfa = mfaSchemas(fields);
   const other = otherSchemas(fields);
   const passkeys = passkeySchemas(fields);
+  const sso = ssoRequestSchemas(fields.email);
   // Named one by one, not spread: the inferred type keeps the contract's order (the API report).
   return {
     register: credentials.register,
@@ -225,5 +227,10 @@ export function requestSchemas(limits: InputLimits) {
     revokeAllSessionsQuery: other.revokeAllSessionsQuery,
     /** The query of `GET /tenants/me/audit-events`. */
     auditEventQuery: other.auditEventQuery,
+    addDomain: sso.addDomain,
+    configureSso: sso.configureSso,
+    startSso: sso.startSso,
+    /** The query of `GET /auth/sso/callback`. */
+    ssoCallbackQuery: sso.ssoCallbackQuery,
   };
 }

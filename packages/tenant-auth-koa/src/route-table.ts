@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 
 /** @internal A route of tenant-auth's own, as `createRoutes` derives it from an operation. */
 export interface RouteDefinition {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Below the prefix, with `:name` parameters of one whole segment each: `/sessions/:id`. */
   path: string;
   /** Its name, for the routes that have one (the OpenAPI operation id). */

@@ -7,6 +7,7 @@ import { mikroOrmOneTimeTokenStore } from './stores/mikro-orm-one-time-token-sto
 import { mikroOrmOutboxStore } from './stores/mikro-orm-outbox-store.js';
 import { mikroOrmPasskeyStore } from './stores/mikro-orm-passkey-store.js';
 import { mikroOrmSessionStore } from './stores/mikro-orm-session-store.js';
+import { mikroOrmSsoStore } from './stores/mikro-orm-sso-store.js';
 import { mikroOrmTenantStore } from './stores/mikro-orm-tenant-store.js';
 import { mikroOrmUserStore } from './stores/mikro-orm-user-store.js';
 import { type SqlScope, sqlScopeOf } from './stores/sql.js';
@@ -26,6 +27,7 @@ function storesOn(em: () => EntityManager, scope: () => SqlScope): TransactionSt
     auditEvents: mikroOrmAuditEventStore(em, scope),
     factors: mikroOrmFactorStore(scope),
     passkeys: mikroOrmPasskeyStore(scope),
+    sso: mikroOrmSsoStore(scope),
   };
 }
 

@@ -21,6 +21,16 @@ export {
 } from './entities/second-factor.js';
 export type { TenantAuthSessionEntity } from './entities/session.js';
 export { TenantAuthSession } from './entities/session.js';
+export type {
+  TenantAuthDomainEntity,
+  TenantAuthSsoConnectionEntity,
+  TenantAuthSsoIdentityEntity,
+} from './entities/single-sign-on.js';
+export {
+  TenantAuthDomain,
+  TenantAuthSsoConnection,
+  TenantAuthSsoIdentity,
+} from './entities/single-sign-on.js';
 export type { TenantAuthTenantEntity } from './entities/tenant.js';
 export { TenantAuthTenant } from './entities/tenant.js';
 export type { TenantAuthUserEntity } from './entities/user.js';

@@ -17,6 +17,14 @@ import {
   type TenantAuthTotpFactorEntity,
 } from './entities/second-factor.js';
 import { TenantAuthSession, type TenantAuthSessionEntity } from './entities/session.js';
+import {
+  TenantAuthDomain,
+  type TenantAuthDomainEntity,
+  TenantAuthSsoConnection,
+  type TenantAuthSsoConnectionEntity,
+  TenantAuthSsoIdentity,
+  type TenantAuthSsoIdentityEntity,
+} from './entities/single-sign-on.js';
 import { TenantAuthTenant, type TenantAuthTenantEntity } from './entities/tenant.js';
 import { TenantAuthUser, type TenantAuthUserEntity } from './entities/user.js';
 
@@ -38,6 +46,9 @@ export const tenantAuthEntities: readonly [
   EntitySchema<TenantAuthMfaChallengeEntity>,
   EntitySchema<TenantAuthPasskeyEntity>,
   EntitySchema<TenantAuthWebAuthnChallengeEntity>,
+  EntitySchema<TenantAuthDomainEntity>,
+  EntitySchema<TenantAuthSsoConnectionEntity>,
+  EntitySchema<TenantAuthSsoIdentityEntity>,
 ] = [
   TenantAuthTenant,
   TenantAuthUser,
@@ -50,4 +61,7 @@ export const tenantAuthEntities: readonly [
   TenantAuthMfaChallenge,
   TenantAuthPasskey,
   TenantAuthWebAuthnChallenge,
+  TenantAuthDomain,
+  TenantAuthSsoConnection,
+  TenantAuthSsoIdentity,
 ];

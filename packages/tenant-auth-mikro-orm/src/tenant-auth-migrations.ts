@@ -3,6 +3,7 @@ import { TenantAuthInitialMigration } from './migrations/migration-2026112113255
 import { TenantAuthRolesTokensOutboxAuditMigration } from './migrations/migration-20261122153000-roles-tokens-outbox-audit.js';
 import { TenantAuthSecondFactorMigration } from './migrations/migration-20261127120000-second-factor.js';
 import { TenantAuthPasskeysMigration } from './migrations/migration-20261127140000-passkeys.js';
+import { TenantAuthSingleSignOnMigration } from './migrations/migration-20261127150000-single-sign-on.js';
 
 /**
  * The migrations of tenant-auth, oldest first, as MikroORM `migrationsList` entries with stable names.
@@ -33,4 +34,5 @@ export const tenantAuthMigrations: readonly MigrationObject[] = [
   },
   { name: 'tenant-auth-20261127120000-second-factor', class: TenantAuthSecondFactorMigration },
   { name: 'tenant-auth-20261127140000-passkeys', class: TenantAuthPasskeysMigration },
+  { name: 'tenant-auth-20261127150000-single-sign-on', class: TenantAuthSingleSignOnMigration },
 ];

@@ -25,17 +25,19 @@ const INITIAL = 'tenant-auth-20261121132551-initial';
 const ROLES_TOKENS_OUTBOX_AUDIT = 'tenant-auth-20261122153000-roles-tokens-outbox-audit';
 const SECOND_FACTOR = 'tenant-auth-20261127120000-second-factor';
 const PASSKEYS = 'tenant-auth-20261127140000-passkeys';
-const ALL = [INITIAL, ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR, PASSKEYS];
+const SINGLE_SIGN_ON = 'tenant-auth-20261127150000-single-sign-on';
+const ALL = [INITIAL, ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR, PASSKEYS, SINGLE_SIGN_ON];
 
 /**
  * Timestamp columns of every table (1.1: 17; 1.2: sessions' auth_time and the second factor's five, the
- * passkeys' four).
+ * passkeys' four, and single sign-on's five).
  */
-const TIMESTAMP_COLUMNS = 27;
+const TIMESTAMP_COLUMNS = 32;
 
 /** Every foreign key with its delete rule (c: cascade, n: set null). */
 const FOREIGN_KEYS = [
   { conname: 'tenant_auth_audit_event_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_domain_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_mfa_challenge_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_mfa_challenge_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_one_time_token_created_by_foreign', confdeltype: 'n' },
@@ -47,6 +49,9 @@ const FOREIGN_KEYS = [
   { conname: 'tenant_auth_recovery_code_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_session_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_session_user_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_sso_connection_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_sso_identity_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_sso_identity_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_totp_factor_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_totp_factor_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_user_tenant_id_foreign', confdeltype: 'c' },
@@ -121,14 +126,16 @@ function migrationContract(open: () => Promise<{ orm: CoreMikroORM; close: () =>
     expect(times.length).toBe(TIMESTAMP_COLUMNS);
     for (const c of times) expect(c.data_type).toBe('timestamp with time zone');
     expect(columns.filter((c) => c.data_type.startsWith('timestamp')).length).toBe(TIMESTAMP_COLUMNS);
-    // request_id is the client's correlation id, credential_id the authenticator's: free text.
+    // request_id is the client's correlation id, credential_id the authenticator's, client_id an identity
+    // provider's client: free text.
     const ids = columns.filter(
       (c) =>
         (c.column_name === 'id' || c.column_name.endsWith('_id') || c.column_name === 'created_by') &&
-        !['request_id', 'credential_id'].includes(c.column_name),
+        !['request_id', 'credential_id', 'client_id'].includes(c.column_name),
     );
-    // 1.2: user and tenant of each second-factor table; the passkey's id, user and tenant, the challenge's.
-    expect(ids.length).toBe(18 + 6 + 5);
+    // 1.2: user and tenant of each second-factor table; the passkey's id, user and tenant, the
+    // challenge's; single sign-on's six.
+    expect(ids.length).toBe(18 + 6 + 5 + 6);
     for (const c of ids) expect(c.data_type).toBe('uuid');
     expect(await foreignKeys(orm)).toEqual(FOREIGN_KEYS);
   });
@@ -219,6 +226,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         ROLES_TOKENS_OUTBOX_AUDIT,
         SECOND_FACTOR,
         PASSKEYS,
+        SINGLE_SIGN_ON,
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
 
@@ -320,6 +328,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
           createdAt: T0,
         },
       });
+      expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SINGLE_SIGN_ON]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([PASSKEYS]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SECOND_FACTOR]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([ROLES_TOKENS_OUTBOX_AUDIT]);
@@ -341,6 +350,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         ROLES_TOKENS_OUTBOX_AUDIT,
         SECOND_FACTOR,
         PASSKEYS,
+        SINGLE_SIGN_ON,
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
       // Applied again, the upgrade knows only that every user was an owner; the verification is lost.
@@ -430,6 +440,7 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
       )) as { name: string }[];
       expect(tables.map((t) => t.name)).toEqual([
         'auth.tenant_auth_audit_event',
+        'auth.tenant_auth_domain',
         'auth.tenant_auth_mfa_challenge',
         'auth.tenant_auth_migrations',
         'auth.tenant_auth_one_time_token',
@@ -437,6 +448,8 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
         'auth.tenant_auth_passkey',
         'auth.tenant_auth_recovery_code',
         'auth.tenant_auth_session',
+        'auth.tenant_auth_sso_connection',
+        'auth.tenant_auth_sso_identity',
         'auth.tenant_auth_tenant',
         'auth.tenant_auth_totp_factor',
         'auth.tenant_auth_user',

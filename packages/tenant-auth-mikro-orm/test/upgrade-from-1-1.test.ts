@@ -84,7 +84,11 @@ async function upgradesFrom11(orm: CoreMikroORM): Promise<void> {
     [messageId, tenantId, row.template, row.to, sealedAs11(content, row), T0.toISOString(), T0.toISOString()],
   );
 
-  expect(await runTenantAuthMigrations(orm)).toEqual([SECOND_FACTOR, PASSKEYS]);
+  expect(await runTenantAuthMigrations(orm)).toEqual([
+    SECOND_FACTOR,
+    PASSKEYS,
+    'tenant-auth-20261127150000-single-sign-on',
+  ]);
   expect(await orm.schema.getUpdateSchemaSQL({ wrap: false })).toMatch(/^(\s|set names[^\n]*)*$/i);
 
   const stores = createMikroOrmStores(orm);

@@ -3,8 +3,8 @@ import { isTenantAuthClientError } from 'tenant-auth-client';
 import { addRoute, announce, client, flashNext, heading, navigate, state, takeToken } from '../app.js';
 import { field, formAlert, h, onSubmit } from '../dom.js';
 import { problemMessage } from '../messages.js';
-import { continueSignIn } from './second-factor.js';
 import { passkeySignIn } from './passkeys.js';
+import { continueSignIn } from './second-factor.js';
 
 const PASSWORD_HINT = 'At least 12 characters. A passphrase of a few unrelated words works well.';
 
@@ -72,6 +72,7 @@ addRoute('/sign-in', {
           'p',
           { class: 'links' },
           h('a', { href: '/forgot-password' }, 'Forgot your password?'),
+          h('a', { href: '/sign-in/sso' }, 'Sign in with SSO'),
           h('a', { href: '/sign-up' }, 'Create an account'),
         ),
       ),

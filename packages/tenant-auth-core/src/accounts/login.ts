@@ -10,6 +10,7 @@ import { clientKeys, hashingOwner } from '../rate-limit/client-ip-key.js';
 import type { AttemptReservation, LoginThrottle } from '../rate-limit/login-throttle.js';
 import type { RequestContext } from '../records.js';
 import type { SessionTokens } from '../sessions/session-tokens.js';
+import { assertNotHeldToSso } from '../sso/sso-hold.js';
 import type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
 import { CONTROL_CHARACTER, ILL_FORMED, optionalText } from './inputs.js';
 
@@ -123,6 +124,8 @@ export function createLogin(deps: {
         );
       }
     }
+    // The right password of a user its tenant signs in through SSO only: refused (owners excepted).
+    await assertNotHeldToSso(stores, user);
     await secondFactor.afterFirstFactor(user, ['pwd']);
     const { session, refreshToken } = await sessionTokens.newSession(
       user,

@@ -9,6 +9,7 @@ import { clientKeys, hashingOwner } from '../rate-limit/client-ip-key.js';
 import type { RequestContext } from '../records.js';
 import type { Services } from '../services.js';
 import { slugify } from '../slug.js';
+import { assertNotHeldToSso, heldToSso } from '../sso/sso-hold.js';
 import { FIXED_LIFETIMES, hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
 import { requiredText } from './inputs.js';
 import type { ConfirmPassword } from './password-confirmation.js';
@@ -126,7 +127,9 @@ function createForgotPassword(services: Services) {
     if (!mail) return;
     const budget = await limits?.mailbox(email, context);
     if (budget && !budget.allowed) return;
-    const user = await stores.users.findByEmail(email);
+    const found = await stores.users.findByEmail(email);
+    // A user held to SSO gets no reset email: the same rehearsal as an unknown address (API.md 1.2).
+    const user = found && (await heldToSso(stores, found)) ? null : found;
     await writeReset(user, user?.email ?? email, context);
     // No wake(): the pass that processed this request delivers the email too.
   }
@@ -170,6 +173,8 @@ function createPasswordReset(services: Services) {
       const user = issued?.userId ? await stores.users.findById(issued.tenantId, issued.userId) : null;
       // A link sent to an address the account no longer has proves nothing about the current one.
       if (!issued || !user || user.email !== issued.email) throw invalidOrExpired();
+      // A link issued before the tenant enforced SSO no longer sets a password.
+      await assertNotHeldToSso(stores, user);
       const tenant = await stores.tenants.findById(user.tenantId);
       const problems = policy.check(password, {
         email: user.email,

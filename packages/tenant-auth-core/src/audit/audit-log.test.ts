@@ -11,6 +11,8 @@ import {
   owner,
   PASSWORD,
   setup,
+  ssoSignIn,
+  ssoTenant,
   totpCode,
 } from '../test-helpers.js';
 
@@ -101,6 +103,11 @@ describe('audit log', () => {
     await signIn(5);
     await signIn(2).catch(() => {}); // passkey_counter_regressed
     await t.auth.removePasskey(recent, passkey.id, ctx); // passkey_removed
+    await ssoTenant(t, recent, 'example.com'); // domain_added, domain_verified, sso_configured
+    t.idp.signsIn('sub-dan', 'dan@example.com');
+    expect((await ssoSignIn(t, 'dan@example.com')).ok).toBe(true); // sso_user_provisioned, sso_login
+    await t.auth.removeSso(recent, ctx); // sso_removed
+    await t.auth.removeDomain(recent, 'example.com', ctx); // domain_removed
     await t.auth.whenIdle();
     // Enrolling revoked Ada's other sessions: she reads the log from the one she reauthenticated.
     ada.claims = recent;
@@ -129,6 +136,7 @@ describe('audit log', () => {
       totp.secret,
       ...totp.recoveryCodes,
       challenge,
+      'sso-client-secret-for-unit-tests',
     ]) {
       expect(json).not.toContain(secret);
     }

@@ -3,6 +3,7 @@ import type { TokenResponse } from '../claims.js';
 import { TenantAuthError, validationError } from '../errors.js';
 import type { RequestContext } from '../records.js';
 import type { Services } from '../services.js';
+import { assertNotHeldToSso } from '../sso/sso-hold.js';
 import { auditCounterRegression, withPasskey } from '../webauthn/passkey-ceremonies.js';
 import type { PasskeyLoginInput } from './passkey-types.js';
 
@@ -28,7 +29,8 @@ export function createPasskeyLogin(services: Services) {
     if (!check.ok) throw invalidPasskey();
     const user = await stores.users.findById(check.passkey.tenantId, check.passkey.userId);
     if (!user) throw invalidPasskey();
-    // Single sign-on's `enforce` (403 sso_required) is decided here, for `user`, before a session is made.
+    // Single sign-on's `enforce`: a user held to it signs in through the provider only (403 sso_required).
+    await assertNotHeldToSso(stores, user);
     const made = await sessionTokens.newSession(user, context, deviceInfo.value, withPasskey([]));
     const used = await events.transaction(async (tx, record) => {
       const use = { expectedCounter: check.passkey.counter, counter: check.counter, at: clock.now() };

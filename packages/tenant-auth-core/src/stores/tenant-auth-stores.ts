@@ -12,6 +12,7 @@ import type {
 } from '../records.js';
 import type { FactorStore } from './factor-store.js';
 import type { PasskeyStore } from './passkey-store.js';
+import type { SsoStore } from './sso-store.js';
 
 /**
  * Tenants. Every id a method takes comes from verified token claims or from core, never raw from a
@@ -36,7 +37,7 @@ export interface TenantStore {
   lock(tenantId: string): Promise<boolean>;
   /**
    * Deletes a tenant with everything that belongs to it: users, sessions, one-time tokens, second
-   * factors and audit events. Returns whether a tenant was deleted.
+   * factors, audit events, its domains, its SSO connection and identities. Returns whether a tenant was deleted.
    */
   delete(tenantId: string): Promise<boolean>;
   /** Sets whether the tenant requires a second factor. Returns whether a tenant was changed. */
@@ -76,8 +77,8 @@ export interface UserStore {
    */
   changeEmail(tenantId: string, userId: string, email: string): Promise<boolean>;
   /**
-   * Deletes a user of that tenant with its sessions, its second factors and challenges, and the
-   * one-time tokens issued for it. Returns whether a user was deleted.
+   * Deletes a user of that tenant with its sessions, its second factors and challenges, its SSO
+   * identities, and the one-time tokens issued for it. Returns whether a user was deleted.
    */
   delete(tenantId: string, userId: string): Promise<boolean>;
 }
@@ -355,6 +356,7 @@ export interface TransactionStores {
   readonly auditEvents: AuditEventStore;
   readonly factors: FactorStore;
   readonly passkeys: PasskeyStore;
+  readonly sso: SsoStore;
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   sessionRotateCases,
   sessionsOfUserCases,
 } from './conformance/session-writes.js';
+import { domainCases, ssoConnectionCases } from './conformance/sso.js';
 import { tenantAndUserCreationCases, userReadAndPasswordCases } from './conformance/tenants-users.js';
 import { transactionCases } from './conformance/transactions.js';
 import { tenantAndOwner } from './fixtures.js';
@@ -76,6 +77,8 @@ const CASES: ((context: ConformanceContext) => void)[] = [
   requireMfaCases,
   passkeyCases,
   webauthnChallengeCases,
+  domainCases,
+  ssoConnectionCases,
 ];
 
 /**

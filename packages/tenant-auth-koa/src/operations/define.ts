@@ -59,7 +59,7 @@ export type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${in
 export type Caller = 'none' | 'access' | 'admin' | 'refresh' | 'logout' | 'setup';
 
 /** @internal The OpenAPI tags, one per group of operations in the document. */
-export type Tag = 'auth' | 'mfa' | 'tenants' | 'sessions' | 'members' | 'recovery' | 'audit' | 'meta';
+export type Tag = 'auth' | 'mfa' | 'tenants' | 'sessions' | 'members' | 'recovery' | 'audit' | 'meta' | 'sso';
 
 /** @internal What the handler of an operation gets. */
 export interface OperationInput<P extends string, B, Q, C extends Caller> {
@@ -82,7 +82,7 @@ export interface DocumentKit {
 
 /** @internal The answer of success: its status, body and what the document says of it. */
 export interface Success<R extends z.ZodType | undefined> {
-  status: 200 | 201 | 202 | 204;
+  status: 200 | 201 | 202 | 204 | 303;
   /** The JSON body (a named schema of http-contract.ts); none for an empty answer. */
   body?: R;
   /** The body's JSON Schema when it is none of the contract's (the OpenAPI document itself). */
@@ -106,7 +106,7 @@ export interface Operation<
 > {
   /** The OpenAPI `operationId` (and the client's name of it). */
   id: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Below the prefix, `:name` parameters (`{name}` in the document). */
   path: P;
   caller: C;

@@ -10,6 +10,7 @@ import { MFA_OPERATIONS } from './mfa.js';
 import { PASSKEY_OPERATIONS } from './passkeys.js';
 import { RECOVERY_OPERATIONS } from './recovery.js';
 import { SESSION_OPERATIONS } from './sessions.js';
+import { SSO_OPERATIONS } from './sso.js';
 import { TENANT_OPERATIONS } from './tenants.js';
 
 /**
@@ -27,6 +28,7 @@ export const OPERATIONS: readonly Operation[] = Object.freeze([
   ...EMAIL_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
   ...AUDIT_OPERATIONS,
+  ...SSO_OPERATIONS,
   ...META_OPERATIONS,
   ...PASSKEY_OPERATIONS,
 ]);

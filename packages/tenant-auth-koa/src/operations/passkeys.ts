@@ -123,7 +123,7 @@ export const PASSKEY_OPERATIONS = [
       description: 'Logged in, `amr` `["hwk","mfa"]`; cookies set.',
       cookies: 'set',
     },
-    problems: ['invalid_credentials'],
+    problems: ['invalid_credentials', 'sso_required'],
     handler: async ({ ctx, body }, { auth, cookies }) => {
       const result = await auth.loginWithPasskey(body, requestContext(ctx));
       setTokenCookies(ctx, cookies, result);

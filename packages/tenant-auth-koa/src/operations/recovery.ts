@@ -35,6 +35,7 @@ export const RECOVERY_OPERATIONS = [
     summary: 'Set a new password from a reset link; every session is revoked.',
     body: 'resetPassword',
     success: { status: 204, description: 'Password set.' },
+    problems: ['sso_required'],
     handler: async ({ ctx, body }, { auth }) => {
       await auth.resetPassword(body, requestContext(ctx));
     },

@@ -19,6 +19,7 @@ export function deleteUser(s: MemoryState, user: UserRecord): void {
   for (const [key, p] of [...s.passkeys]) if (p.userId === user.id) s.passkeys.delete(key);
   for (const [key, c] of [...s.webauthnChallenges])
     if (c.userId === user.id) s.webauthnChallenges.delete(key);
+  for (const [key, i] of [...s.ssoIdentities]) if (i.userId === user.id) s.ssoIdentities.delete(key);
   for (const session of [...s.sessions.values()]) {
     if (session.userId !== user.id) continue;
     s.sessions.delete(session.id);
@@ -64,6 +65,8 @@ export function memoryTenantStore(run: Run): TenantStore {
         for (const event of [...s.auditEvents.values()]) {
           if (event.tenantId === tenantId) s.auditEvents.delete(event.id);
         }
+        for (const [key, d] of [...s.domains]) if (d.tenantId === tenantId) s.domains.delete(key);
+        s.ssoConnections.delete(tenantId);
         s.tenants.delete(tenantId);
         s.tenantIdBySlug.delete(tenant.slug);
         return true;

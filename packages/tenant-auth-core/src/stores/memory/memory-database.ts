@@ -9,6 +9,7 @@ import type {
 } from '../../records.js';
 import type { MfaChallengeRecord, TotpFactorRecord } from '../factor-store.js';
 import type { PasskeyRecord, WebAuthnChallengeRecord } from '../passkey-store.js';
+import type { DomainRecord, SsoConnectionRecord, SsoIdentityRecord } from '../sso-store.js';
 
 /** @internal A stored TOTP factor, with its owner. */
 export type MemoryTotpFactor = TotpFactorRecord & { tenantId: string; userId: string };
@@ -42,6 +43,12 @@ export interface MemoryState {
   passkeys: Map<string, PasskeyRecord>;
   /** By challenge hash. */
   webauthnChallenges: Map<string, WebAuthnChallengeRecord>;
+  /** By `tenantId|name`. */
+  domains: Map<string, DomainRecord>;
+  /** By tenant id. */
+  ssoConnections: Map<string, SsoConnectionRecord>;
+  /** By `tenantId|issuer|subject`. */
+  ssoIdentities: Map<string, SsoIdentityRecord>;
 }
 
 const emptyState = (): MemoryState => ({
@@ -60,6 +67,9 @@ const emptyState = (): MemoryState => ({
   mfaChallenges: new Map(),
   passkeys: new Map(),
   webauthnChallenges: new Map(),
+  domains: new Map(),
+  ssoConnections: new Map(),
+  ssoIdentities: new Map(),
 });
 
 /**

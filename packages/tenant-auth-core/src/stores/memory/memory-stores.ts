@@ -8,6 +8,7 @@ import { memoryOutboxStore } from './memory-outbox.js';
 import { memoryPasskeyStore } from './memory-passkeys.js';
 import type { Run } from './memory-run.js';
 import { memorySessionStore } from './memory-sessions.js';
+import { memorySsoStore } from './memory-sso.js';
 
 function storesOn(run: Run): TransactionStores {
   return {
@@ -19,6 +20,7 @@ function storesOn(run: Run): TransactionStores {
     auditEvents: memoryAuditEventStore(run),
     factors: memoryFactorStore(run),
     passkeys: memoryPasskeyStore(run),
+    sso: memorySsoStore(run),
   };
 }
 

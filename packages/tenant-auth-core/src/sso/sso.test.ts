@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import {
+  code,
+  fieldCodes,
+  join,
+  owner,
+  PASSWORD,
+  setup,
+  ssoSignIn,
+  ssoTenant,
+  verify,
+} from '../test-helpers.js';
+
+describe('single sign-on (core, fake ports)', () => {
+  it('creates a user just in time, then finds it by (issuer, sub); amr has mfa only when the provider says so', async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@acme.test');
+    await ssoTenant(t, ada.claims, 'acme.test');
+    t.idp.signsIn('sub-1', 'Bob@Acme.test', ['pwd']);
+    const first = await ssoSignIn(t, 'bob@acme.test');
+    expect(first).toMatchObject({ ok: true, redirectTo: 'https://app.acme.test' });
+    if (!first.ok) throw new Error('refused');
+    expect(first.tokens.user).toMatchObject({ email: 'bob@acme.test', role: 'member', emailVerified: true });
+    expect(first.tokens.session.amr).toEqual(['sso']);
+    t.idp.signsIn('sub-1', 'bob@acme.test', ['pwd', 'otp', 'mfa']);
+    const second = await ssoSignIn(t, 'bob@acme.test');
+    if (!second.ok) throw new Error('refused');
+    expect(second.tokens.user.id).toBe(first.tokens.user.id);
+    expect(second.tokens.session.amr).toEqual(['sso', 'mfa']);
+    // A JIT user has no password.
+    expect(await code(t.auth.login({ email: 'bob@acme.test', password: PASSWORD }))).toBe(
+      'invalid_credentials',
+    );
+    // A look-alike address (the Kelvin sign lower-cases to k in Unicode) is no address of kilo.test.
+    const kilo = await t.auth.addDomain(ada.claims, { domain: 'kilo.test' });
+    t.txt.set(kilo.verification.name, [[kilo.verification.value]]);
+    await t.auth.verifyDomain(ada.claims, 'kilo.test');
+    t.idp.signsIn('sub-3', 'eve@\u212Ailo.test');
+    expect(await ssoSignIn(t, 'cat@kilo.test')).toMatchObject({ ok: false, code: 'domain_mismatch' });
+    t.idp.signsIn('sub-3', 'Eve@KILO.test');
+    expect(await ssoSignIn(t, 'cat@kilo.test')).toMatchObject({ ok: true });
+  });
+
+  it('refuses a state that expired, or one sealed for another purpose; keeps returnTo to the app only', async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@acme.test');
+    await ssoTenant(t, ada.claims, 'acme.test');
+    t.idp.signsIn('sub-2', 'cat@acme.test');
+    const started = await t.auth.startSso({ email: 'cat@acme.test' });
+    const state = t.idp.lastRequest?.state ?? '';
+    t.clock.advance(601_000);
+    expect(
+      await t.auth.completeSso({ stateCookie: started.stateCookie, search: `?code=c&state=${state}` }),
+    ).toMatchObject({
+      ok: false,
+      code: 'invalid_state',
+      redirectTo: 'https://app.acme.test/sso-error?code=invalid_state',
+    });
+    expect(
+      await t.auth.completeSso({ stateCookie: 'v1.r0.AAAA.BBBB', search: `?state=${state}` }),
+    ).toMatchObject({
+      code: 'invalid_state',
+    });
+    expect(await ssoSignIn(t, 'cat@acme.test', 'https://app.acme.test/next')).toMatchObject({
+      ok: true,
+      redirectTo: 'https://app.acme.test/next',
+    });
+    expect(await ssoSignIn(t, 'cat@acme.test', '//evil.example/x')).toMatchObject({
+      redirectTo: 'https://app.acme.test',
+    });
+    expect(await code(t.auth.startSso({ email: 'x@elsewhere.test' }))).toBe('not_found');
+  });
+
+  it('holds users of verified domains to SSO under enforce (login, reset), owners excepted', async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@acme.test');
+    await verify(t, 'ada@acme.test');
+    const bob = await join(t, ada.claims, 'bob@acme.test', 'member');
+    const before = await t.auth.login({ email: 'bob@acme.test', password: PASSWORD });
+    await ssoTenant(t, ada.claims, 'acme.test', { enforce: true });
+    expect((await t.auth.login({ email: 'ada@acme.test', password: PASSWORD })).user.email).toBe(
+      'ada@acme.test',
+    );
+    expect(await code(t.auth.login({ email: 'bob@acme.test', password: PASSWORD }))).toBe('sso_required');
+    // Turning enforce on revoked bob's password sessions.
+    expect(await code(t.auth.refresh(before.refreshToken))).toBe('invalid_token');
+    expect(await t.stores.sessions.listActiveForUser(ada.tenant.id, bob.user.id, t.clock.now())).toEqual([]);
+    const configured = await t.auth.getSso(ada.claims);
+    expect(configured).toMatchObject({ enforce: true, defaultRole: 'member' });
+    expect(JSON.stringify(configured)).not.toContain('sso-client-secret-for-unit-tests');
+    expect(JSON.stringify(await t.stores.sso.findConnection(ada.tenant.id))).not.toContain(
+      'sso-client-secret-for-unit-tests',
+    );
+  });
+
+  it('checks the connection input and the issuer before storing anything', async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@acme.test');
+    expect(
+      await fieldCodes(
+        t.auth.configureSso(ada.claims, {
+          issuer: 'http://idp.example',
+          clientId: '',
+          clientSecret: 'x',
+          defaultRole: 'owner' as 'admin',
+        }),
+      ),
+    ).toEqual(['clientId:required', 'issuer:invalid_value', 'defaultRole:invalid_role']);
+    expect(
+      await fieldCodes(
+        t.auth.configureSso(ada.claims, {
+          issuer: 'https://down.acme.test',
+          clientId: 'a',
+          clientSecret: 'b',
+        }),
+      ),
+    ).toEqual(['issuer:issuer_unreachable']);
+    expect(await t.auth.getSso(ada.claims)).toBeNull();
+  });
+});
