@@ -503,8 +503,8 @@ describe('requests', () => {
     await client.jwks();
     await client.health();
     await client.request('openapi', {});
-    // API 1.2's second factor: no methods of their own yet, reached through request() (the fake answers
-    // them with no body, which the client refuses: only the calls matter here).
+    // API 1.2's routes, reached through request() (the fake answers them with no body, which the client
+    // refuses: only the calls matter here; the methods of their own are tested in second-factor.test.ts).
     const second = (call: Promise<unknown>) => call.catch(() => undefined);
     await second(client.request('verifyMfa', { body: { mfaToken: 'm', method: 'totp', code: '123456' } }));
     await second(client.request('setupTotp', {}));
@@ -530,6 +530,19 @@ describe('requests', () => {
     await second(client.request('passkeyLogin', { body: { credential } }));
     await second(client.request('mfaPasskeyOptions', { body: { mfaToken: 'm' } }));
     await second(client.request('reauthenticationOptions', {}));
+    // Single sign-on: the owner's routes through request(), the start through sso.start().
+    await second(client.request('addDomain', { body: { domain: 'example.com' } }));
+    await second(client.request('listDomains', {}));
+    await second(client.request('verifyDomain', { params: { name: 'example.com' } }));
+    await second(client.request('removeDomain', { params: { name: 'example.com' } }));
+    await second(
+      client.request('configureSso', {
+        body: { issuer: 'https://idp.example.com', clientId: 'a', clientSecret: 'b' },
+      }),
+    );
+    await second(client.request('getSso', {}));
+    await second(client.request('removeSso', {}));
+    await second(client.sso.start({ email: USER.email }));
     await client.deleteAccount({ password: 'a' });
     await client.login(CREDENTIALS);
     await client.revokeAllSessions();
