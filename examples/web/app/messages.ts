@@ -85,6 +85,8 @@ export const AUDIT_EVENT_LABELS = {
   recovery_codes_regenerated: 'New recovery codes',
   reauthenticated: 'Identity confirmed',
   security_policy_changed: 'Security policy changed',
+  api_key_created: 'API key created',
+  api_key_revoked: 'API key revoked',
 } as const satisfies Record<AuditEventType, string>;
 
 /** A label for each role. */

@@ -1,3 +1,5 @@
+import { isApiKeyPrincipal, type Principal } from './claims.js';
+import { apiKeysPart } from './facade-api-keys.js';
 import { accountsPart, membersPart, operationsPart, sessionsPart } from './facade-parts.js';
 import { composeServices } from './facade-services.js';
 import { createMfa } from './mfa/mfa.js';
@@ -22,11 +24,19 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   const composed = composeServices(resolveOptions(options));
   const accounts = accountsPart(composed);
   const mfa = createMfa(composed.services);
+  const sessions = sessionsPart(composed);
+  const apiKeys = apiKeysPart(composed, (claims) => mfa.requireRecentAuth(claims));
   return {
     ...accounts.part,
-    ...sessionsPart(composed),
+    ...sessions,
     ...mfa,
     ...membersPart(composed),
     ...operationsPart(composed, accounts.processHeld),
+    ...apiKeys.part,
+    // A user's role or a key's, as the stores know it now.
+    authorize: ((principal: Principal, minimum) =>
+      isApiKeyPrincipal(principal)
+        ? apiKeys.authorizeApiKey(principal, minimum)
+        : sessions.authorize(principal, minimum)) as TenantAuth['authorize'],
   };
 }

@@ -18,6 +18,7 @@ function untouchableStores(): TenantAuthStores {
     outbox: trap,
     auditEvents: trap,
     factors: trap,
+    apiKeys: trap,
     transaction: () => Promise.reject(new Error('I/O')),
   } as never;
 }

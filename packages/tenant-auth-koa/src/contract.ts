@@ -3,6 +3,7 @@
 // to validate what the server answers.
 
 export type {
+  ApiKeyJson,
   AuditEventJson,
   InvitationJson,
   MeJson,
@@ -14,10 +15,14 @@ export type {
 } from './http-contract.js';
 export {
   acceptedSchema,
+  actorTypeSchema,
   amrSchema,
+  apiKeyListSchema,
+  apiKeySchema,
   auditEventPageSchema,
   auditEventSchema,
   auditEventTypeSchema,
+  createdApiKeySchema,
   fieldErrorCodeSchema,
   fieldErrorSchema,
   healthSchema,

@@ -291,7 +291,9 @@ function operationObject(operation: Operation, requests: RequestSchemas, cookies
       .filter(Boolean)
       .join('\n\n'),
     tags: [operation.tag],
-    security: SECURITY[operation.caller],
+    security: operation.apiKeys
+      ? [...SECURITY[operation.caller], { apiKeyAuth: [] }]
+      : SECURITY[operation.caller],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body === undefined
       ? {}
@@ -376,6 +378,13 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
           scheme: 'bearer',
           bearerFormat: 'JWT',
           description: 'An access token (or, on refresh and logout, a refresh token).',
+        },
+        apiKeyAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'tak_…',
+          description:
+            'An API key of the tenant (`Authorization: Bearer tak_…`), on the routes that list it; never a cookie.',
         },
         accessCookie: {
           type: 'apiKey',

@@ -1,5 +1,6 @@
 import type { InputLimits } from 'tenant-auth-core';
 import { z } from 'zod';
+import { createApiKeyRequestSchema } from './api-key-contract.js';
 import { auditCursor, auditEventTypeSchema, mfaMethodSchema, roleSchema } from './contract-parts.js';
 import { MAX_TOKEN_LENGTH } from './problem-codes.js';
 
@@ -217,5 +218,6 @@ export function requestSchemas(limits: InputLimits) {
     revokeAllSessionsQuery: other.revokeAllSessionsQuery,
     /** The query of `GET /tenants/me/audit-events`. */
     auditEventQuery: other.auditEventQuery,
+    createApiKey: createApiKeyRequestSchema,
   };
 }

@@ -8,15 +8,17 @@ import {
   type Role,
   type TenantAuth,
 } from 'tenant-auth-core';
-import type { AuthState, OptionalAuthState } from './auth-state.js';
+import type { AuthState, OptionalAuthState, PrincipalState } from './auth-state.js';
 import { type CookieOptions, type ResolvedCookieOptions, resolveCookieOptions } from './cookies.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';
 import {
+  API_KEY_MARK,
   admit,
   type GuardSettings,
   optionalAuthMiddleware,
   type RequireAuthOptions,
   type RequireRecentAuthOptions,
+  refuseApiKey,
   requireAuthMiddleware,
 } from './guards.js';
 import { type HealthCheckOptions, healthCheck } from './health.js';
@@ -27,6 +29,7 @@ import { DEVELOPMENT_ORIGINS, originSet } from './origins.js';
 import { isUnderPrefix, normalizePrefix } from './prefix.js';
 import { logProblem, problemOf, problemOfStatus, writeProblem } from './problem.js';
 import { requestContext, requestIdOf } from './request-context.js';
+import { readBearerToken } from './request-tokens.js';
 import { type ResponseInfo, responseRoute, routeMark } from './response-hook.js';
 import { createRouteTable, type RouteLookup } from './route-table.js';
 import { createRoutes } from './routes.js';
@@ -114,8 +117,16 @@ export interface TenantAuthKoa {
    * (`401 invalid_token`, `403 csrf_rejected` for a cookie on a cross-origin unsafe request, `503`),
    * so it works on routes outside the prefix with no error middleware of ours. With
    * `{ requireVerifiedEmail: true }` it also answers `403 forbidden` to callers whose email is not
-   * verified.
+   * verified. With `{ apiKeys: true }` it also accepts an API key in the Authorization header (never a
+   * cookie): `ctx.state.auth.actorType` is then `'api_key'`; without it a key is answered `403 forbidden`.
+   *
+   * @example
+   * router.get('/reports', tenantAuth.requireAuth({ apiKeys: true }), (ctx) => {
+   *   const { tenantId, actorType } = ctx.state.auth;
+   *   ctx.body = { tenantId, by: actorType };
+   * });
    */
+  requireAuth(options: RequireAuthOptions & { apiKeys: true }): Middleware<PrincipalState>;
   requireAuth(options?: RequireAuthOptions): Middleware<AuthState>;
   /**
    * Like {@link TenantAuthKoa.requireAuth}, and the caller's role must be at least `minimum` (owner >
@@ -126,8 +137,13 @@ export interface TenantAuthKoa {
    *
    * @example
    * router.delete('/projects/:id', tenantAuth.requireRole('admin'), deleteProject);
+   * router.get('/exports', tenantAuth.requireRole('admin', { apiKeys: true }), listExports);
+   *
+   * With `{ apiKeys: true }`, an API key's role is checked the same way (read from the stores; a revoked
+   * key is `401`).
    */
-  requireRole(minimum: Role): Middleware<AuthState>;
+  requireRole(minimum: Role, options: { apiKeys: true }): Middleware<PrincipalState>;
+  requireRole(minimum: Role, options?: { apiKeys?: boolean }): Middleware<AuthState>;
   /**
    * Like {@link TenantAuthKoa.requireAuth}, and the caller must have proved who they are recently: the
    * token's `auth_time` at most `maxAgeSeconds` old and, when the user has a second factor (read from the
@@ -277,7 +293,11 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
 
   /** After CORS: the rate limit, the body, then our route, or the application's routes under the prefix. */
   const proceed = async (ctx: Context, found: RouteLookup, next: Next): Promise<void> => {
-    const limited = await auth.rateLimit(found.strict ? 'strict' : 'general', requestContext(ctx));
+    // A key this process verified recently has a budget of its own; any other request, the address's.
+    const bearer = readBearerToken(ctx);
+    const apiKey =
+      typeof bearer === 'string' && bearer.startsWith(API_KEY_MARK) ? auth.peekApiKey(bearer) : undefined;
+    const limited = await auth.rateLimit(found.strict ? 'strict' : 'general', requestContext(ctx), apiKey);
     if (limited) setRateLimitHeaders(ctx.res, limited);
     const reading = readBody(ctx);
     if (reading) await reading;
@@ -289,8 +309,11 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
       return;
     }
     // The guard of requireAuth(), then the handler; the guard answers a refusal itself.
-    const caller = route.authenticated ? await admit(auth, ctx, guard) : null;
+    const caller = route.authenticated
+      ? await admit(auth, ctx, guard, { apiKeys: route.apiKeys === 'accepted' })
+      : null;
     if (caller === undefined) return;
+    if (caller === null && route.apiKeys === 'refused' && refuseApiKey(ctx)) return;
     if (caller !== null) ctx.state.auth = caller;
     const answering = route.handler(ctx);
     if (answering) await answering;
@@ -357,16 +380,16 @@ function guardFactories(
 ): Pick<TenantAuthKoa, 'requireAuth' | 'requireRole' | 'requireRecentAuth' | 'optionalAuth'> {
   const authenticated = requireAuthMiddleware(auth, guard);
   return {
-    requireAuth: (requireOptions?: RequireAuthOptions) =>
-      requireOptions?.requireVerifiedEmail
+    requireAuth: ((requireOptions?: RequireAuthOptions) =>
+      requireOptions?.requireVerifiedEmail || requireOptions?.apiKeys
         ? requireAuthMiddleware(auth, guard, requireOptions)
-        : authenticated,
-    requireRole(minimum: Role) {
+        : authenticated) as TenantAuthKoa['requireAuth'],
+    requireRole: ((minimum: Role, roleOptions?: { apiKeys?: boolean }) => {
       if (!roleSchema.options.includes(minimum)) {
         throw configurationError('requireRole', 'minimum', "must be 'owner', 'admin' or 'member'");
       }
-      return requireAuthMiddleware(auth, guard, { role: minimum });
-    },
+      return requireAuthMiddleware(auth, guard, { role: minimum, apiKeys: roleOptions?.apiKeys === true });
+    }) as TenantAuthKoa['requireRole'],
     requireRecentAuth(recentOptions: RequireRecentAuthOptions = {}) {
       const { maxAgeSeconds } = recentOptions;
       if (maxAgeSeconds !== undefined && (!Number.isSafeInteger(maxAgeSeconds) || maxAgeSeconds < 1)) {

@@ -1,4 +1,5 @@
 import type { EntitySchema } from '@mikro-orm/core';
+import { TenantAuthApiKey, type TenantAuthApiKeyEntity } from './entities/api-key.js';
 import { TenantAuthAuditEvent, type TenantAuthAuditEventEntity } from './entities/audit-event.js';
 import { TenantAuthOneTimeToken, type TenantAuthOneTimeTokenEntity } from './entities/one-time-token.js';
 import { TenantAuthOutboxMessage, type TenantAuthOutboxMessageEntity } from './entities/outbox-message.js';
@@ -30,6 +31,7 @@ export const tenantAuthEntities: readonly [
   EntitySchema<TenantAuthTotpFactorEntity>,
   EntitySchema<TenantAuthRecoveryCodeEntity>,
   EntitySchema<TenantAuthMfaChallengeEntity>,
+  EntitySchema<TenantAuthApiKeyEntity>,
 ] = [
   TenantAuthTenant,
   TenantAuthUser,
@@ -40,4 +42,5 @@ export const tenantAuthEntities: readonly [
   TenantAuthTotpFactor,
   TenantAuthRecoveryCode,
   TenantAuthMfaChallenge,
+  TenantAuthApiKey,
 ];

@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { TenantAuthInitialMigration } from './migrations/migration-20261121132551-initial.js';
 import { TenantAuthRolesTokensOutboxAuditMigration } from './migrations/migration-20261122153000-roles-tokens-outbox-audit.js';
 import { TenantAuthSecondFactorMigration } from './migrations/migration-20261127120000-second-factor.js';
+import { TenantAuthApiKeysMigration } from './migrations/migration-20261127160000-api-keys.js';
 
 /**
  * The migrations of tenant-auth, oldest first, as MikroORM `migrationsList` entries with stable names.
@@ -15,6 +16,8 @@ import { TenantAuthSecondFactorMigration } from './migrations/migration-20261127
  * - `tenant-auth-20261127120000-second-factor` (1.2): sessions' `amr` and `auth_time` (a 1.1 session
  *   was a password one, authenticated when it was created), tenants' `require_mfa` (off), and the
  *   tables of the second factor.
+ * - `tenant-auth-20261127160000-api-keys` (1.2): the API key table, and audit events' `actor_type`
+ *   (`user` for every earlier event).
  *
  * @example
  * const orm = await MikroORM.init({
@@ -30,4 +33,5 @@ export const tenantAuthMigrations: readonly MigrationObject[] = [
     class: TenantAuthRolesTokensOutboxAuditMigration,
   },
   { name: 'tenant-auth-20261127120000-second-factor', class: TenantAuthSecondFactorMigration },
+  { name: 'tenant-auth-20261127160000-api-keys', class: TenantAuthApiKeysMigration },
 ];

@@ -24,13 +24,19 @@ import {
 const INITIAL = 'tenant-auth-20261121132551-initial';
 const ROLES_TOKENS_OUTBOX_AUDIT = 'tenant-auth-20261122153000-roles-tokens-outbox-audit';
 const SECOND_FACTOR = 'tenant-auth-20261127120000-second-factor';
-const ALL = [INITIAL, ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR];
+const API_KEYS = 'tenant-auth-20261127160000-api-keys';
+const ALL = [INITIAL, ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR, API_KEYS];
 
-/** Timestamp columns of every table (1.1: 17; 1.2: sessions' auth_time and the second factor's five). */
-const TIMESTAMP_COLUMNS = 23;
+/**
+ * Timestamp columns of every table (1.1: 17; 1.2: sessions' auth_time, the second factor's five, and the
+ * API key's four).
+ */
+const TIMESTAMP_COLUMNS = 27;
 
 /** Every foreign key with its delete rule (c: cascade, n: set null). */
 const FOREIGN_KEYS = [
+  { conname: 'tenant_auth_api_key_created_by_foreign', confdeltype: 'n' },
+  { conname: 'tenant_auth_api_key_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_audit_event_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_mfa_challenge_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_mfa_challenge_user_id_foreign', confdeltype: 'c' },
@@ -119,7 +125,8 @@ function migrationContract(open: () => Promise<{ orm: CoreMikroORM; close: () =>
         (c.column_name === 'id' || c.column_name.endsWith('_id') || c.column_name === 'created_by') &&
         c.column_name !== 'request_id',
     );
-    expect(ids.length).toBe(18 + 6); // 1.2: user and tenant of each second-factor table
+    // 1.2: user and tenant of each second-factor table; the API key's id, tenant and creator.
+    expect(ids.length).toBe(18 + 6 + 3);
     for (const c of ids) expect(c.data_type).toBe('uuid');
     expect(await foreignKeys(orm)).toEqual(FOREIGN_KEYS);
   });
@@ -206,7 +213,11 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         'run',
       );
 
-      expect(await runTenantAuthMigrations(orm)).toEqual([ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR]);
+      expect(await runTenantAuthMigrations(orm)).toEqual([
+        ROLES_TOKENS_OUTBOX_AUDIT,
+        SECOND_FACTOR,
+        API_KEYS,
+      ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
 
       const stores = createMikroOrmStores(orm);
@@ -252,6 +263,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         type: 'email_verified' as const,
         at: T0,
         actorId: user.id,
+        actorType: 'user' as const,
         subjectId: user.id,
         sessionId: session.id,
         ipAddress: null,
@@ -307,6 +319,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
           createdAt: T0,
         },
       });
+      expect((await orm.migrator.down()).map((m) => m.name)).toEqual([API_KEYS]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SECOND_FACTOR]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([ROLES_TOKENS_OUTBOX_AUDIT]);
       const tables = (await orm.em
@@ -326,6 +339,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
       expect((await orm.migrator.up()).map((m) => m.name)).toEqual([
         ROLES_TOKENS_OUTBOX_AUDIT,
         SECOND_FACTOR,
+        API_KEYS,
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
       // Applied again, the upgrade knows only that every user was an owner; the verification is lost.
@@ -414,6 +428,7 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
         'all',
       )) as { name: string }[];
       expect(tables.map((t) => t.name)).toEqual([
+        'auth.tenant_auth_api_key',
         'auth.tenant_auth_audit_event',
         'auth.tenant_auth_mfa_challenge',
         'auth.tenant_auth_migrations',

@@ -10,6 +10,7 @@ import type {
   TenantRecord,
   UserRecord,
 } from '../records.js';
+import type { ApiKeyStore } from './api-key-store.js';
 import type { FactorStore } from './factor-store.js';
 
 /**
@@ -353,6 +354,7 @@ export interface TransactionStores {
   readonly outbox: OutboxStore;
   readonly auditEvents: AuditEventStore;
   readonly factors: FactorStore;
+  readonly apiKeys: ApiKeyStore;
 }
 
 /**

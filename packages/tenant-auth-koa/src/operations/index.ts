@@ -1,4 +1,5 @@
 import { ACCOUNT_OPERATIONS } from './account.js';
+import { API_KEY_OPERATIONS } from './api-keys.js';
 import { AUDIT_OPERATIONS } from './audit.js';
 import { AUTH_OPERATIONS } from './auth.js';
 import type { Operation } from './define.js';
@@ -27,6 +28,7 @@ export const OPERATIONS: readonly Operation[] = Object.freeze([
   ...ACCOUNT_OPERATIONS,
   ...AUDIT_OPERATIONS,
   ...META_OPERATIONS,
+  ...API_KEY_OPERATIONS,
 ]);
 
 /** @internal Whether an operation is served (and documented) with these options. */

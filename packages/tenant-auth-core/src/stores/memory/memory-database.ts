@@ -7,6 +7,7 @@ import type {
   TenantRecord,
   UserRecord,
 } from '../../records.js';
+import type { ApiKeyRecord } from '../api-key-store.js';
 import type { MfaChallengeRecord, TotpFactorRecord } from '../factor-store.js';
 
 /** @internal A stored TOTP factor, with its owner. */
@@ -37,6 +38,10 @@ export interface MemoryState {
   recoveryCodes: Map<string, MemoryRecoveryCode>;
   /** By token hash. */
   mfaChallenges: Map<string, MfaChallengeRecord>;
+  /** By key id. */
+  apiKeys: Map<string, ApiKeyRecord>;
+  /** Secret hashes to key ids. */
+  apiKeyIdBySecretHash: Map<string, string>;
 }
 
 const emptyState = (): MemoryState => ({
@@ -53,6 +58,8 @@ const emptyState = (): MemoryState => ({
   totpFactors: new Map(),
   recoveryCodes: new Map(),
   mfaChallenges: new Map(),
+  apiKeys: new Map(),
+  apiKeyIdBySecretHash: new Map(),
 });
 
 /**

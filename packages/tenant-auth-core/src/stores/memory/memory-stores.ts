@@ -1,5 +1,6 @@
 import type { TenantAuthStores, TransactionStores } from '../tenant-auth-stores.js';
 import { memoryTenantStore, memoryUserStore } from './memory-accounts.js';
+import { memoryApiKeyStore } from './memory-api-keys.js';
 import { memoryAuditEventStore } from './memory-audit-events.js';
 import { MemoryDatabase } from './memory-database.js';
 import { memoryFactorStore } from './memory-factors.js';
@@ -17,6 +18,7 @@ function storesOn(run: Run): TransactionStores {
     outbox: memoryOutboxStore(run),
     auditEvents: memoryAuditEventStore(run),
     factors: memoryFactorStore(run),
+    apiKeys: memoryApiKeyStore(run),
   };
 }
 
