@@ -32,6 +32,7 @@ const VARIABLE_OF_OPTION: Record<string, string> = {
   'rateLimit.account': 'LOGIN_FAILURES_PER_ACCOUNT',
   'rateLimit.mfaFailuresPerAccount': 'MFA_FAILURES_PER_ACCOUNT',
   reauthMaxAgeSeconds: 'REAUTH_MAX_AGE_SECONDS',
+  apiKeyCacheSeconds: 'API_KEY_CACHE_SECONDS',
   totpIssuer: 'TOTP_ISSUER',
   'dataKeys.current.key': 'ENCRYPTION_KEY',
   'dataKeys.current': 'ENCRYPTION_KEY',
@@ -149,6 +150,7 @@ export function createAuth(config: ServerConfig, parts: AuthParts): TenantAuth {
         ? {}
         : { invitationTtlSeconds: config.invitationTtlSeconds }),
       auditRetentionSeconds: config.auditRetentionDays * 86_400,
+      apiKeyCacheSeconds: config.apiKeyCacheSeconds,
       onEvent: parts.onEvent,
       ...(parts.instrumentation ? { instrumentation: parts.instrumentation } : {}),
       logger: parts.logger,
