@@ -35,7 +35,13 @@ const MFA_OUTCOME_OF_STATUS: Readonly<Record<number, string>> = {
   429: 'throttled',
 };
 const MFA_OUTCOMES = ['success', 'refused', 'invalid_token', 'throttled'] as const;
-const API_KEY_OUTCOMES: readonly ApiKeyCheckOutcome[] = ['accepted', 'malformed', 'unknown', 'expired', 'revoked'];
+const API_KEY_OUTCOMES: readonly ApiKeyCheckOutcome[] = [
+  'accepted',
+  'malformed',
+  'unknown',
+  'expired',
+  'revoked',
+];
 
 /** Events left out of `tenant_auth_events_total`: their count tells known addresses from unknown ones. */
 const NOT_COUNTED: ReadonlySet<string> = new Set(['password_reset_requested']);
