@@ -162,7 +162,11 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
     labelNames: ['outcome'] as const,
     registers,
   });
-  for (const outcome of API_KEY_OUTCOMES) apiKeyChecks.inc({ outcome }, 0);
+  // One child per outcome, made once: a key check runs on every request a key makes.
+  const apiKeyCheckOf = new Map(
+    API_KEY_OUTCOMES.map((outcome) => [outcome, apiKeyChecks.labels({ outcome })]),
+  );
+  for (const child of apiKeyCheckOf.values()) child.inc(0);
   for (const operation of Object.values(MFA_OPERATION_OF_ROUTE))
     for (const outcome of MFA_OUTCOMES) mfaAnswers.inc({ operation, outcome }, 0);
   for (const outcome of LOGIN_OUTCOMES) logins.inc({ outcome }, 0);
@@ -257,7 +261,7 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
       mailDeliveries.inc({ template, outcome });
     },
     onApiKeyCheck(outcome) {
-      apiKeyChecks.inc({ outcome });
+      apiKeyCheckOf.get(outcome)?.inc();
     },
     onResponse({ route, method, status, durationSeconds }) {
       observeRequest(route, method, status, durationSeconds);

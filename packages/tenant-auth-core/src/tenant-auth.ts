@@ -380,8 +380,10 @@ export interface TenantAuth {
    */
   verifyApiKey(secret: string): Promise<ApiKeyClaims>;
   /**
-   * The key of a secret if this process verified it within `apiKeyCacheSeconds`, else `undefined`;
-   * never asks the stores. What an HTTP adapter keys a request's rate budget on before verifying it.
+   * The key of a secret if this process verified it within `apiKeyCacheSeconds` (a check like
+   * {@link TenantAuth.verifyApiKey}'s, counted and touching `lastUsedAt`), else `undefined`; never asks
+   * the stores. An HTTP adapter's fast path: it keys the request's rate budget on the key before
+   * anything else, and verifies with `verifyApiKey` only what this does not know.
    */
   peekApiKey(secret: string): ApiKeyClaims | undefined;
 }

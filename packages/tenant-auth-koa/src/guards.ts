@@ -1,5 +1,11 @@
 import type { Context, Middleware, Next } from 'koa';
-import { isTenantAuthError, type Role, type TenantAuth, TenantAuthError } from 'tenant-auth-core';
+import {
+  type ApiKeyClaims,
+  isTenantAuthError,
+  type Role,
+  type TenantAuth,
+  TenantAuthError,
+} from 'tenant-auth-core';
 import type {
   ApiKeyAuthContext,
   AuthState,
@@ -9,6 +15,7 @@ import type {
 } from './auth-state.js';
 import { assertSameOriginRequest } from './csrf.js';
 import { problemOf, writeProblem } from './problem.js';
+import { markTokenPresented } from './request-marks.js';
 import { findToken, readBearerToken } from './request-tokens.js';
 
 /** @internal What the guards need to know. */
@@ -88,7 +95,12 @@ export interface RequireRecentAuthOptions {
 }
 
 /** @internal What a guard checks besides a valid access token. */
-export type GuardOptions = RequireAuthOptions & { role?: Role; recent?: RequireRecentAuthOptions };
+export type GuardOptions = RequireAuthOptions & {
+  role?: Role;
+  recent?: RequireRecentAuthOptions;
+  /** The request's API key, already known from the Authorization header (`auth.peekApiKey`). */
+  knownKey?: ApiKeyClaims | undefined;
+};
 
 /**
  * @internal The check of `requireAuth()`: the caller, from a valid access token, or `undefined` once it has
@@ -102,9 +114,15 @@ export async function admit(
   options: GuardOptions = {},
 ): Promise<PrincipalContext | undefined> {
   try {
-    const verified = authenticate(auth, ctx, settings);
-    if (verified === undefined) throw invalidToken('An access token is required.');
-    const caller = await verified;
+    let caller: PrincipalContext;
+    if (options.knownKey !== undefined) {
+      markTokenPresented(ctx);
+      caller = { ...options.knownKey, via: 'header' };
+    } else {
+      const verified = authenticate(auth, ctx, settings);
+      if (verified === undefined) throw invalidToken('An access token is required.');
+      caller = await verified;
+    }
     if (caller.actorType === 'api_key') {
       // A key is never a recent authentication: the *recent* routes refuse it as every route about a user.
       if (!options.apiKeys || options.recent) throw keyRefused();

@@ -293,7 +293,8 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
 
   /** After CORS: the rate limit, the body, then our route, or the application's routes under the prefix. */
   const proceed = async (ctx: Context, found: RouteLookup, next: Next): Promise<void> => {
-    // A key this process verified recently has a budget of its own; any other request, the address's.
+    // A key this process verified recently has a budget of its own (and is known to the guard below, with
+    // no second look-up); any other request counts against the address's.
     const bearer = readBearerToken(ctx);
     const apiKey =
       typeof bearer === 'string' && bearer.startsWith(API_KEY_MARK) ? auth.peekApiKey(bearer) : undefined;
@@ -310,7 +311,7 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
     }
     // The guard of requireAuth(), then the handler; the guard answers a refusal itself.
     const caller = route.authenticated
-      ? await admit(auth, ctx, guard, { apiKeys: route.apiKeys === 'accepted' })
+      ? await admit(auth, ctx, guard, { apiKeys: route.apiKeys === 'accepted', knownKey: apiKey })
       : null;
     if (caller === undefined) return;
     if (caller === null && route.apiKeys === 'refused' && refuseApiKey(ctx)) return;

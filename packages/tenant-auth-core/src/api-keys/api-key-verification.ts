@@ -48,7 +48,20 @@ export function createApiKeyVerification(
 ) {
   const { stores, clock, background } = services;
   const cache = new Map<string, CachedKey>();
+  // One look-up per key at a time: when a busy key's entry expires, its concurrent requests share it.
+  const lookups = new Map<string, Promise<ApiKeyRecord | null>>();
   const ttlMs = settings.cacheSeconds * 1000;
+  // Bumped by every revocation through this process: a look-up that started before one is not trusted.
+  let revision = 0;
+
+  function lookUp(hash: string): Promise<ApiKeyRecord | null> {
+    let pending = lookups.get(hash);
+    if (pending === undefined) {
+      pending = stores.apiKeys.findBySecretHash(hash).finally(() => lookups.delete(hash));
+      lookups.set(hash, pending);
+    }
+    return pending;
+  }
 
   const refuse = (outcome: ApiKeyCheckOutcome) => {
     settings.onCheck(outcome);
@@ -80,10 +93,18 @@ export function createApiKeyVerification(
   }
 
   return {
-    /** The key of a secret if this process verified it recently; never asks the stores, counts nothing. */
+    /**
+     * The key of a secret if this process verified it recently (a check that counts, and touches
+     * `lastUsedAt`, as `verify` does), else `undefined`; never asks the stores. The fast path of a request.
+     */
     peek(secret: string): ApiKeyClaims | undefined {
       if (!API_KEY_SECRET_PATTERN.test(secret)) return undefined;
-      return fresh(secretHashOf(secret), clock.now().getTime())?.claims;
+      const nowMs = clock.now().getTime();
+      const cached = fresh(secretHashOf(secret), nowMs);
+      if (cached === undefined) return undefined;
+      settings.onCheck('accepted');
+      touch(cached, nowMs);
+      return cached.claims;
     },
 
     /** The key of a secret, or `invalid_token` (unknown, expired, revoked or not a key at all). */
@@ -98,7 +119,10 @@ export function createApiKeyVerification(
         return cached.claims;
       }
       cache.delete(hash);
-      const key = await stores.apiKeys.findBySecretHash(hash);
+      const started = revision;
+      let key = await lookUp(hash);
+      // A revocation committed meanwhile may not be in what that look-up read: read again, alone.
+      if (revision !== started) key = await stores.apiKeys.findBySecretHash(hash);
       const now = new Date(nowMs);
       if (key === null) throw refuse('unknown');
       if (!isKeyActive(key, now)) throw refuse(key.revokedAt !== null ? 'revoked' : 'expired');
@@ -107,7 +131,7 @@ export function createApiKeyVerification(
         until: nowMs + ttlMs,
         lastUsedMs: key.lastUsedAt?.getTime() ?? null,
       };
-      if (ttlMs > 0) {
+      if (ttlMs > 0 && revision === started) {
         if (cache.size >= CACHE_SIZE) {
           const oldest = cache.keys().next();
           if (!oldest.done) cache.delete(oldest.value);
@@ -121,6 +145,8 @@ export function createApiKeyVerification(
 
     /** Forgets a key at once (it was revoked through this process). */
     forget(apiKeyId: string): void {
+      revision += 1;
+      lookups.clear();
       for (const [hash, entry] of cache) if (entry.claims.apiKeyId === apiKeyId) cache.delete(hash);
     },
   };
