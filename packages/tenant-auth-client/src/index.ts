@@ -1,10 +1,15 @@
 // tenant-auth-client: a typed client of the tenant-auth HTTP API for browsers and Node, on fetch alone.
 
+export type { ApiKeyClient, ApiKeyClientOptions, ApiKeyOperationId } from './api-key-client.js';
+export { createApiKeyClient } from './api-key-client.js';
 export type { RegisterResult, RequestInput, SignInResult, TenantAuthClient } from './client.js';
 export { createTenantAuthClient } from './client.js';
 export type {
   Accepted,
   AcceptInvitationRequest,
+  ActorType,
+  ApiKey,
+  ApiKeyList,
   AuditEvent,
   AuditEventPage,
   AuditEventType,
@@ -14,6 +19,8 @@ export type {
   ChangePasswordRequest,
   ConfirmEmailChangeRequest,
   ConfirmTotpRequest,
+  CreateApiKeyRequest,
+  CreatedApiKey,
   CreateInvitationRequest,
   DeleteAccountRequest,
   FieldError,
