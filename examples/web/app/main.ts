@@ -15,6 +15,7 @@ import {
 import { h } from './dom.js';
 import { problemMessage } from './messages.js';
 import './pages/account.js';
+import './pages/api-keys.js';
 import './pages/audit.js';
 import './pages/members.js';
 import './pages/public.js';
@@ -58,6 +59,7 @@ function drawHeader(): void {
       h('li', {}, link('/sessions', 'Sessions')),
       h('li', {}, link('/members', 'Members')),
       isAdmin() ? h('li', {}, link('/audit', 'Audit log')) : null,
+      isAdmin() ? h('li', {}, link('/api-keys', 'API keys')) : null,
     ),
     h(
       'div',
