@@ -4,8 +4,29 @@ import { createTransport } from './transport.js';
 
 const configurationError = (message: string) => new TypeError(`createApiKeyClient: ${message}`);
 
-/** What an API key may call (API 1.2, "API keys"): the tenant, its members, invitations and audit log. */
-const KEY_OPERATIONS = [
+/**
+ * An operation an API key may call (API 1.2, "API keys"): the tenant, its members, invitations and audit
+ * log, and health.
+ *
+ * @example
+ * const operation: ApiKeyOperationId = 'listMembers';
+ */
+export type ApiKeyOperationId = Extract<
+  OperationId,
+  | 'getMyTenant'
+  | 'getTenant'
+  | 'health'
+  | 'listMembers'
+  | 'changeMemberRole'
+  | 'removeMember'
+  | 'createInvitation'
+  | 'listInvitations'
+  | 'revokeInvitation'
+  | 'listAuditEvents'
+>;
+
+/** The same list at run time; `satisfies` ties each to an operation of the contract. */
+const KEY_OPERATIONS: ReadonlySet<string> = new Set([
   'getMyTenant',
   'getTenant',
   'health',
@@ -16,15 +37,7 @@ const KEY_OPERATIONS = [
   'listInvitations',
   'revokeInvitation',
   'listAuditEvents',
-] as const satisfies readonly OperationId[];
-
-/**
- * An operation an API key may call.
- *
- * @example
- * const operation: ApiKeyOperationId = 'listMembers';
- */
-export type ApiKeyOperationId = (typeof KEY_OPERATIONS)[number];
+] as const satisfies readonly ApiKeyOperationId[]);
 
 /**
  * Options of {@link createApiKeyClient}.
@@ -89,10 +102,9 @@ export function createApiKeyClient(options: ApiKeyClientOptions): ApiKeyClient {
   });
   const headers = { authorization: `Bearer ${options.apiKey}` };
   const credentials = async () => headers;
-  const keyOperations: ReadonlySet<string> = new Set(KEY_OPERATIONS);
   return {
     async request(operation, input) {
-      if (!keyOperations.has(operation)) throw configurationError(`${operation} is not for API keys`);
+      if (!KEY_OPERATIONS.has(operation)) throw configurationError(`${operation} is not for API keys`);
       // A degraded `/health` (503 with its JSON body) is an answer, as with createTenantAuthClient.
       const accept = operation === 'health' ? (response: Response) => response.status === 503 : undefined;
       return (await transport.call(operation, input, { credentials, ...(accept ? { accept } : {}) })).data;
