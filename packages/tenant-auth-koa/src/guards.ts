@@ -164,6 +164,15 @@ export function requireAuthMiddleware<S extends AuthState | PrincipalState = Aut
 }
 
 /**
+ * @internal The API key of the request's Authorization header if this process verified it recently
+ * (`auth.peekApiKey`: no look-up), else `undefined`: what its rate budget is keyed on.
+ */
+export function knownApiKey(auth: TenantAuth, ctx: Context): ApiKeyClaims | undefined {
+  const bearer = readBearerToken(ctx);
+  return typeof bearer === 'string' && bearer.startsWith(API_KEY_MARK) ? auth.peekApiKey(bearer) : undefined;
+}
+
+/**
  * @internal For the routes about a user that take no access token through a guard (every `/auth/*` route
  * without one: login, refresh, logout, ...): a request bearing an API key is answered `403 forbidden`
  * here, before anything reads it (the key is not looked up: nothing there could accept it). Returns

@@ -201,6 +201,7 @@ const SECURITY: Record<Caller, JsonObject[]> = {
   // empty alternative here would read as the refresh routes' (a token in the body) to generated clients.
   setup: [{ bearerAuth: [] }, { accessCookie: [] }],
 };
+const API_KEY_AUTH = 'An API key of the tenant (`Bearer tak_…`), on the routes that list it; never a cookie.';
 
 const BUDGET_TEXT = {
   strict: 'Rate limited with the strict budget (login, registration and the other credential routes).',
@@ -379,13 +380,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
           bearerFormat: 'JWT',
           description: 'An access token (or, on refresh and logout, a refresh token).',
         },
-        apiKeyAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'tak_…',
-          description:
-            'An API key of the tenant (`Authorization: Bearer tak_…`), on the routes that list it; never a cookie.',
-        },
+        apiKeyAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'tak_…', description: API_KEY_AUTH },
         accessCookie: {
           type: 'apiKey',
           in: 'cookie',

@@ -12,9 +12,9 @@ import type { AuthState, OptionalAuthState, PrincipalState } from './auth-state.
 import { type CookieOptions, type ResolvedCookieOptions, resolveCookieOptions } from './cookies.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';
 import {
-  API_KEY_MARK,
   admit,
   type GuardSettings,
+  knownApiKey,
   optionalAuthMiddleware,
   type RequireAuthOptions,
   type RequireRecentAuthOptions,
@@ -29,7 +29,6 @@ import { DEVELOPMENT_ORIGINS, originSet } from './origins.js';
 import { isUnderPrefix, normalizePrefix } from './prefix.js';
 import { logProblem, problemOf, problemOfStatus, writeProblem } from './problem.js';
 import { requestContext, requestIdOf } from './request-context.js';
-import { readBearerToken } from './request-tokens.js';
 import { type ResponseInfo, responseRoute, routeMark } from './response-hook.js';
 import { createRouteTable, type RouteLookup } from './route-table.js';
 import { createRoutes } from './routes.js';
@@ -119,12 +118,7 @@ export interface TenantAuthKoa {
    * `{ requireVerifiedEmail: true }` it also answers `403 forbidden` to callers whose email is not
    * verified. With `{ apiKeys: true }` it also accepts an API key in the Authorization header (never a
    * cookie): `ctx.state.auth.actorType` is then `'api_key'`; without it a key is answered `403 forbidden`.
-   *
-   * @example
-   * router.get('/reports', tenantAuth.requireAuth({ apiKeys: true }), (ctx) => {
-   *   const { tenantId, actorType } = ctx.state.auth;
-   *   ctx.body = { tenantId, by: actorType };
-   * });
+   * @example router.get('/reports', tenantAuth.requireAuth({ apiKeys: true }), listReports);
    */
   requireAuth(options: RequireAuthOptions & { apiKeys: true }): Middleware<PrincipalState>;
   requireAuth(options?: RequireAuthOptions): Middleware<AuthState>;
@@ -137,10 +131,7 @@ export interface TenantAuthKoa {
    *
    * @example
    * router.delete('/projects/:id', tenantAuth.requireRole('admin'), deleteProject);
-   * router.get('/exports', tenantAuth.requireRole('admin', { apiKeys: true }), listExports);
-   *
-   * With `{ apiKeys: true }`, an API key's role is checked the same way (read from the stores; a revoked
-   * key is `401`).
+   * router.get('/exports', tenantAuth.requireRole('admin', { apiKeys: true }), listExports); // keys too
    */
   requireRole(minimum: Role, options: { apiKeys: true }): Middleware<PrincipalState>;
   requireRole(minimum: Role, options?: { apiKeys?: boolean }): Middleware<AuthState>;
@@ -293,11 +284,8 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
 
   /** After CORS: the rate limit, the body, then our route, or the application's routes under the prefix. */
   const proceed = async (ctx: Context, found: RouteLookup, next: Next): Promise<void> => {
-    // A key this process verified recently has a budget of its own (and is known to the guard below, with
-    // no second look-up); any other request counts against the address's.
-    const bearer = readBearerToken(ctx);
-    const apiKey =
-      typeof bearer === 'string' && bearer.startsWith(API_KEY_MARK) ? auth.peekApiKey(bearer) : undefined;
+    // A key this process verified recently has a budget of its own (and is known to the guard below).
+    const apiKey = knownApiKey(auth, ctx);
     const limited = await auth.rateLimit(found.strict ? 'strict' : 'general', requestContext(ctx), apiKey);
     if (limited) setRateLimitHeaders(ctx.res, limited);
     const reading = readBody(ctx);
