@@ -147,7 +147,10 @@ export interface TenantAuthKoa {
    * router.delete('/projects/:id', tenantAuth.requireRecentAuth({ maxAgeSeconds: 300 }), deleteProject);
    */
   requireRecentAuth(options?: RequireRecentAuthOptions): Middleware<AuthState>;
-  /** Like {@link TenantAuthKoa.requireAuth}, but lets requests without a valid token through anonymously. */
+  /**
+   * Like {@link TenantAuthKoa.requireAuth}, but lets requests without a valid token through anonymously
+   * (an API key is still answered `403 forbidden`: keys are welcome only where a route opts in).
+   */
   optionalAuth(): Middleware<OptionalAuthState>;
 }
 
