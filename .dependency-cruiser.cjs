@@ -7,7 +7,7 @@ const CORE = '^packages/tenant-auth-core/src/';
 // The top of core: the facade (with its facade-*.ts parts) and the entry points. Nothing below may import them.
 const FACADE = `${CORE}(create-tenant-auth|facade-[a-z-]+|tenant-auth|index|store-kit)[.]ts$`;
 // Use cases, by folder; siblings never import each other.
-const USE_CASE_FOLDERS = 'accounts|members|sessions|audit|mfa|passkeys|sso';
+const USE_CASE_FOLDERS = 'accounts|members|sessions|audit|mfa|passkeys|sso|api-keys';
 // Modules inside use-case folders that are lower layers, shared by every use case: the input rules,
 // the roles, the session mechanisms (tokens of a session, the active-session cache), and the second
 // factor's mechanisms (TOTP, recovery codes, its types, and the gate a first factor passes through).
@@ -72,7 +72,7 @@ module.exports = {
       name: 'core-use-cases-not-siblings',
       severity: 'error',
       comment:
-        'A use-case folder (accounts, members, sessions, audit, mfa, passkeys, sso) does not import another one: what two ' +
+        'A use-case folder (accounts, members, sessions, audit, mfa, passkeys, sso, api-keys) does not import another one: what two ' +
         'use cases share moves down (errors.ts, accounts/inputs.ts, members/roles.ts, authorization.ts).',
       from: { path: `${CORE}(${USE_CASE_FOLDERS})/`, pathNot: TESTS },
       to: {

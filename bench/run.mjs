@@ -27,6 +27,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const ORDER = [
   'read',
+  'apikey-read',
   'auth-overhead',
   'login',
   'login-totp',

@@ -89,6 +89,8 @@ export interface ServerConfig {
   invitationTtlSeconds: number | undefined;
   /** `AUDIT_RETENTION_DAYS`. */
   auditRetentionDays: number;
+  /** `API_KEY_CACHE_SECONDS`: how long a verified API key is trusted from the process's cache (0 to 5). */
+  apiKeyCacheSeconds: number;
   /** `METRICS_TOKEN`: the bearer token `/metrics` requires; unset: open in development, absent in production. */
   metricsToken: string | undefined;
   /** The second factor and recent authentication (tenant-auth's defaults when unset). */
@@ -284,6 +286,8 @@ const schema = z.object({
   MAIL_FROM: optionalString,
   INVITATION_TTL_SECONDS: optionalInteger('INVITATION_TTL_SECONDS'),
   AUDIT_RETENTION_DAYS: integer('AUDIT_RETENTION_DAYS', 1, 3650, 90),
+  // At most 5: API.md 1.2 promises that a revoked key stops on every instance within 5 seconds.
+  API_KEY_CACHE_SECONDS: integer('API_KEY_CACHE_SECONDS', 0, 5, 4),
   // Sent as `Authorization: Bearer <token>`: only the characters of an RFC 6750 bearer token.
   METRICS_TOKEN: optionalString.refine(
     (v) => v === undefined || /^[A-Za-z0-9._~+/-]+=*$/.test(v),
@@ -505,6 +509,7 @@ export function parseConfig(
     },
     invitationTtlSeconds: e.INVITATION_TTL_SECONDS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    apiKeyCacheSeconds: e.API_KEY_CACHE_SECONDS,
     metricsToken: e.METRICS_TOKEN,
     mfa: {
       encryptionKey: e.ENCRYPTION_KEY === undefined ? undefined : encryptionKeyOf(e.ENCRYPTION_KEY),

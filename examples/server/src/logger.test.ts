@@ -63,6 +63,7 @@ describe('the server logger', () => {
       at: new Date(),
       tenantId: 't1',
       actorId: 'u1',
+      actorType: 'user' as const,
       subjectId: 'u2',
       sessionId: 's1',
       ipAddress: '192.0.2.1',

@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type {
+  ApiKeyCheckOutcome,
   AuthEvent,
   MailDeliveryOutcome,
   OutboxCounts,
@@ -34,6 +35,13 @@ const MFA_OUTCOME_OF_STATUS: Readonly<Record<number, string>> = {
   429: 'throttled',
 };
 const MFA_OUTCOMES = ['success', 'refused', 'invalid_token', 'throttled'] as const;
+const API_KEY_OUTCOMES: readonly ApiKeyCheckOutcome[] = [
+  'accepted',
+  'malformed',
+  'unknown',
+  'expired',
+  'revoked',
+];
 
 /** Events left out of `tenant_auth_events_total`: their count tells known addresses from unknown ones. */
 const NOT_COUNTED: ReadonlySet<string> = new Set(['password_reset_requested']);
@@ -60,6 +68,8 @@ export interface ServerMetrics {
   onPasswordHashing(measurement: PasswordHashingMeasurement): void;
   /** For core's `instrumentation.onMailDelivery`. */
   onMailDelivery(outcome: MailDeliveryOutcome): void;
+  /** For core's `instrumentation.onApiKeyCheck`: every API key presented, by outcome. */
+  onApiKeyCheck(outcome: ApiKeyCheckOutcome): void;
   /** For tenant-auth-koa's `onResponse`, and the server's own routes by fixed names. */
   onResponse(info: ResponseInfo): void;
   /** Reads the hashing pool and the outbox of `auth` at each scrape. */
@@ -146,6 +156,17 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
     labelNames: ['operation', 'outcome'] as const,
     registers,
   });
+  const apiKeyChecks = new Counter({
+    name: 'tenant_auth_api_key_checks_total',
+    help: 'API keys presented (Authorization: Bearer tak_…) by outcome: accepted, malformed, unknown, expired, revoked.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  // One child per outcome, made once: a key check runs on every request a key makes.
+  const apiKeyCheckOf = new Map(
+    API_KEY_OUTCOMES.map((outcome) => [outcome, apiKeyChecks.labels({ outcome })]),
+  );
+  for (const child of apiKeyCheckOf.values()) child.inc(0);
   for (const operation of Object.values(MFA_OPERATION_OF_ROUTE))
     for (const outcome of MFA_OUTCOMES) mfaAnswers.inc({ operation, outcome }, 0);
   for (const outcome of LOGIN_OUTCOMES) logins.inc({ outcome }, 0);
@@ -238,6 +259,9 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
     },
     onMailDelivery({ template, outcome }) {
       mailDeliveries.inc({ template, outcome });
+    },
+    onApiKeyCheck(outcome) {
+      apiKeyCheckOf.get(outcome)?.inc();
     },
     onResponse({ route, method, status, durationSeconds }) {
       observeRequest(route, method, status, durationSeconds);

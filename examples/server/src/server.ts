@@ -95,6 +95,7 @@ export async function startServer(
       span: openTelemetrySpan(),
       onPasswordHashing: metrics.onPasswordHashing,
       onMailDelivery: metrics.onMailDelivery,
+      onApiKeyCheck: metrics.onApiKeyCheck,
     },
     logger,
     ...(overrides.clock ? { clock: overrides.clock } : {}),

@@ -34,6 +34,7 @@ describe('the log at LOG_LEVEL=trace', () => {
   const clock = new ManualClock(Date.now());
   const secrets = new SecretSet();
   const tokens: string[] = [];
+  const apiKeySecrets: string[] = [];
   let url: string;
 
   beforeAll(async () => {
@@ -119,6 +120,30 @@ describe('the log at LOG_LEVEL=trace', () => {
     expect((await api(url, '/tenants/me', { token: access })).status).toBe(200);
     expect((await api(url, `/tenants/${other.body.user.tenantId}`, { token: access })).status).toBe(404);
 
+    // API keys (1.2): created (the mail of verification goes nowhere here: the address is marked verified
+    // in the database), used where keys are welcome, refused elsewhere, sent in a cookie, revoked, reused.
+    await server.database.orm.em
+      .fork()
+      .getConnection()
+      .execute('update tenant_auth_user set email_verified = true where email = ?', [email]);
+    const created = await api<{ apiKey: { id: string }; secret: string }>(url, '/tenants/me/api-keys', {
+      token: access,
+      body: { name: 'log test', role: 'admin' },
+    });
+    expect(created.status).toBe(201);
+    apiKeySecrets.push(created.body.secret);
+    const key = created.body.secret;
+    expect((await api(url, '/tenants/me/members', { token: key })).status).toBe(200);
+    expect((await api(url, '/sessions', { token: key })).status).toBe(403);
+    expect((await api(url, '/auth/refresh', { body: {}, token: key })).status).toBe(403);
+    expect((await api(url, '/tenants/me', { headers: { cookie: `access_token=${key}` } })).status).toBe(401);
+    expect(
+      (await api(url, `/tenants/me/api-keys/${created.body.apiKey.id}`, { method: 'DELETE', token: access }))
+        .status,
+    ).toBe(204);
+    expect((await api(url, '/tenants/me', { token: key })).status).toBe(401);
+    expect((await api(url, '/tenants/me', { token: `${key.slice(0, -1)}x` })).status).toBe(401);
+
     // A 401: a tampered token, a refresh token where an access token is required, and a token in the query.
     expect((await api(url, '/health', { token: `${access.slice(0, -3)}abc` })).status).toBe(401);
     expect((await api(url, '/sessions', { token: reg.body.refreshToken })).status).toBe(401);
@@ -171,7 +196,10 @@ describe('the log at LOG_LEVEL=trace', () => {
     expect(cookieLogout.status).toBe(204);
 
     for (const t of tokens) secrets.addToken(t);
+    for (const k of apiKeySecrets) secrets.addApiKey(k);
     const stored = await storedSecrets(server.database.orm);
+    expect(stored.apiKeyHashes).toHaveLength(1);
+    for (const h of stored.apiKeyHashes) secrets.addApiKeyHash(h);
     expect(stored.passwordHashes.length).toBeGreaterThanOrEqual(2);
     expect(stored.refreshHashes.length).toBeGreaterThanOrEqual(3);
     for (const h of stored.passwordHashes) secrets.addBcryptHash(h);
@@ -191,6 +219,8 @@ describe('the log at LOG_LEVEL=trace', () => {
     const hash = stored.passwordHashes[0] ?? '';
     const refreshHash = stored.refreshHashes[0] ?? '';
     const token = tokens[0] ?? '';
+    const apiKey = apiKeySecrets[0] ?? '';
+    const apiKeyHash = stored.apiKeyHashes[0] ?? '';
     const lines = [
       JSON.stringify({ msg: 'x', body: { password: PASSWORD } }),
       `{"authorization":"Bearer ${token}"}`,
@@ -199,6 +229,9 @@ describe('the log at LOG_LEVEL=trace', () => {
       `{"hash":"${hash.slice(-53)}"}`,
       `{"h":"${refreshHash}"}`,
       '{"h":"$2b$10$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"}',
+      `{"authorization":"Bearer ${apiKey}"}`,
+      `{"body":"${apiKey.slice(4)}"}`,
+      `{"h":"${apiKeyHash}"}`,
     ];
     const kinds = secrets.scanLines(lines).map((l) => `${l.index}:${l.kind}`);
     expect(kinds).toEqual(
@@ -210,6 +243,9 @@ describe('the log at LOG_LEVEL=trace', () => {
         '4:bcrypt-hash',
         '5:refresh-hash',
         '6:bcrypt-hash',
+        '7:api-key',
+        '8:api-key',
+        '9:api-key-hash',
       ]),
     );
   });

@@ -15,6 +15,7 @@ import {
 import { h } from './dom.js';
 import { problemMessage } from './messages.js';
 import './pages/account.js';
+import './pages/api-keys.js';
 import './pages/audit.js';
 import './pages/members.js';
 import './pages/passkeys.js';
@@ -67,6 +68,7 @@ function drawHeader(): void {
       isAdmin() ? h('li', {}, link('/audit', 'Audit log')) : null,
       isAdmin() ? h('li', {}, link('/organisation/security', 'Organisation security')) : null,
       isAdmin() ? h('li', {}, link('/single-sign-on', 'Single sign-on')) : null,
+      isAdmin() ? h('li', {}, link('/api-keys', 'API keys')) : null,
     ),
     h(
       'div',

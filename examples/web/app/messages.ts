@@ -102,6 +102,8 @@ export const AUDIT_EVENT_LABELS = {
   sso_removed: 'Single sign-on removed',
   sso_login: 'Signed in with SSO',
   sso_user_provisioned: 'Account created by SSO',
+  api_key_created: 'API key created',
+  api_key_revoked: 'API key revoked',
 } as const satisfies Record<AuditEventType, string>;
 
 /** A label for each role. */

@@ -425,7 +425,9 @@ export type AuditEventType =
   | 'sso_configured'
   | 'sso_removed'
   | 'sso_login'
-  | 'sso_user_provisioned';
+  | 'sso_user_provisioned'
+  | 'api_key_created'
+  | 'api_key_revoked';
 
 /**
  * Every {@link AuditEventType}, in the order of the contract.
@@ -471,7 +473,25 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'sso_removed',
   'sso_login',
   'sso_user_provisioned',
+  'api_key_created',
+  'api_key_revoked',
 ];
+
+/**
+ * What `actorId` is: a `user` or an `api_key`.
+ *
+ * @example
+ * const example: ActorType = 'user';
+ */
+export type ActorType = 'user' | 'api_key';
+
+/**
+ * Every {@link ActorType}, in the order of the contract.
+ *
+ * @example
+ * if (ACTOR_TYPES.includes(value as ActorType)) use(value as ActorType);
+ */
+export const ACTOR_TYPES: readonly ActorType[] = ['user', 'api_key'];
 
 /**
  * One security event of the tenant; it holds no secret.
@@ -482,6 +502,7 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
  *   type: 'registered',
  *   at: '2026-05-01T12:00:00.000Z',
  *   actorId: null,
+ *   actorType: 'user',
  *   subjectId: null,
  *   sessionId: null,
  *   ipAddress: null,
@@ -500,11 +521,12 @@ export interface AuditEvent {
    */
   at: string;
   /**
-   * The user who acted; null when unknown.
+   * The user or API key who acted; null when unknown.
    */
   actorId: string | null;
+  actorType: ActorType;
   /**
-   * The user the event is about.
+   * The user, invitation or API key the event is about.
    */
   subjectId: string | null;
   sessionId: string | null;
@@ -864,6 +886,90 @@ export interface SsoStart {
    * The identity provider's authorization URL.
    */
   url: string;
+}
+
+/**
+ * An API key of the tenant; it holds no secret.
+ *
+ * @example
+ * const example: ApiKey = {
+ *   id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *   name: 'Analytical Engines',
+ *   role: 'owner',
+ *   prefix: '…',
+ *   createdAt: '2026-05-01T12:00:00.000Z',
+ *   createdBy: null,
+ *   expiresAt: null,
+ *   lastUsedAt: null,
+ * };
+ */
+export interface ApiKey {
+  /**
+   * A UUID.
+   */
+  id: string;
+  name: string;
+  role: Role;
+  /**
+   * The first 12 characters of the secret (`tak_…`), to recognise it.
+   */
+  prefix: string;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  createdAt: string;
+  /**
+   * The administrator who created it; null once gone.
+   */
+  createdBy: string | null;
+  /**
+   * Null when it never expires.
+   */
+  expiresAt: string | null;
+  /**
+   * When it last authenticated a request (at most a minute behind); null if never.
+   */
+  lastUsedAt: string | null;
+}
+
+/**
+ * The body of `POST /tenants/me/api-keys`.
+ *
+ * @example
+ * const example: CreatedApiKey = {
+ *   apiKey: {
+ *     id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *     name: 'Analytical Engines',
+ *     role: 'owner',
+ *     prefix: '…',
+ *     createdAt: '2026-05-01T12:00:00.000Z',
+ *     createdBy: null,
+ *     expiresAt: null,
+ *     lastUsedAt: null,
+ *   },
+ *   secret: '…',
+ * };
+ */
+export interface CreatedApiKey {
+  apiKey: ApiKey;
+  /**
+   * `tak_` and 256 random bits (base64url): shown this once, never again.
+   *
+   * Matches `^tak_[A-Za-z0-9_-]{43}$`.
+   */
+  secret: string;
+}
+
+/**
+ * The body of `GET /tenants/me/api-keys`: keys not revoked.
+ *
+ * @example
+ * const example: ApiKeyList = {
+ *   apiKeys: [],
+ * };
+ */
+export interface ApiKeyList {
+  apiKeys: ApiKey[];
 }
 
 /**
@@ -1801,6 +1907,32 @@ export interface MfaPasskeyOptionsRequest {
 }
 
 /**
+ * The body of `POST /tenants/me/api-keys`.
+ *
+ * @example
+ * const example: CreateApiKeyRequest = {
+ *   name: 'Analytical Engines',
+ *   role: 'owner',
+ * };
+ */
+export interface CreateApiKeyRequest {
+  /**
+   * What the key is for, 1 to 100 characters.
+   *
+   * 1 to 100 characters.
+   */
+  name: string;
+  /**
+   * At most the caller's role.
+   */
+  role: Role;
+  /**
+   * Days until it expires, 1 to 3650; left out or null: never.
+   */
+  expiresInDays?: number | null;
+}
+
+/**
  * The query of `DELETE /sessions`.
  *
  * @example
@@ -1903,7 +2035,10 @@ export type OperationId =
   | 'passkeyLoginOptions'
   | 'passkeyLogin'
   | 'mfaPasskeyOptions'
-  | 'reauthenticationOptions';
+  | 'reauthenticationOptions'
+  | 'listApiKeys'
+  | 'createApiKey'
+  | 'revokeApiKey';
 
 /**
  * How to call an operation: method, path (with `{param}` placeholders) under the prefix, the token it takes (`access`: the access token; `refresh`: a refresh token; `none`), and the status of success.
@@ -1993,6 +2128,9 @@ export const OPERATIONS: Readonly<Record<OperationId, OperationSpec>> = {
     auth: 'access',
     success: 200,
   },
+  listApiKeys: { method: 'GET', path: '/tenants/me/api-keys', auth: 'access', success: 200 },
+  createApiKey: { method: 'POST', path: '/tenants/me/api-keys', auth: 'access', success: 201 },
+  revokeApiKey: { method: 'DELETE', path: '/tenants/me/api-keys/{id}', auth: 'access', success: 204 },
 };
 
 /**
@@ -2173,4 +2311,10 @@ export interface OperationTypes {
     params: undefined;
     response: PasskeyRequestOptions;
   };
+  /** GET /tenants/me/api-keys: The tenant's API keys that are not revoked (never a secret). */
+  listApiKeys: { body: undefined; query: undefined; params: undefined; response: ApiKeyList };
+  /** POST /tenants/me/api-keys: Create an API key; its secret is in this answer only. */
+  createApiKey: { body: CreateApiKeyRequest; query: undefined; params: undefined; response: CreatedApiKey };
+  /** DELETE /tenants/me/api-keys/{id}: Revoke an API key. */
+  revokeApiKey: { body: undefined; query: undefined; params: { id: string }; response: undefined };
 }

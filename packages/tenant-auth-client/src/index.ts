@@ -1,13 +1,18 @@
 // tenant-auth-client: a typed client of the tenant-auth HTTP API for browsers and Node, on fetch alone.
 
+export type { ApiKeyClient, ApiKeyClientOptions, ApiKeyOperationId } from './api-key-client.js';
+export { createApiKeyClient } from './api-key-client.js';
 export type { RegisterResult, RequestInput, TenantAuthClient } from './client.js';
 export { createTenantAuthClient } from './client.js';
 export type {
   Accepted,
   AcceptInvitationRequest,
+  ActorType,
   AddDomainRequest,
   AddPasskeyRequest,
   AddPasskeyResponse,
+  ApiKey,
+  ApiKeyList,
   AuditEvent,
   AuditEventPage,
   AuditEventType,
@@ -18,6 +23,8 @@ export type {
   ConfigureSsoRequest,
   ConfirmEmailChangeRequest,
   ConfirmTotpRequest,
+  CreateApiKeyRequest,
+  CreatedApiKey,
   CreateInvitationRequest,
   DeleteAccountRequest,
   Domain,

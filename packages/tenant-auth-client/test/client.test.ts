@@ -543,6 +543,10 @@ describe('requests', () => {
     await second(client.request('getSso', {}));
     await second(client.request('removeSso', {}));
     await second(client.sso.start({ email: USER.email }));
+    // API keys (1.2): a user manages them through request() (a back-end uses createApiKeyClient).
+    await second(client.request('createApiKey', { body: { name: 'CI', role: 'member' } }));
+    await second(client.request('listApiKeys', {}));
+    await second(client.request('revokeApiKey', { params: { id: 'k1' } }));
     await client.deleteAccount({ password: 'a' });
     await client.login(CREDENTIALS);
     await client.revokeAllSessions();

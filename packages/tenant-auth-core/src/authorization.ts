@@ -1,7 +1,8 @@
-import type { AccessClaims } from './claims.js';
+import { type AccessClaims, isApiKeyPrincipal, type Principal } from './claims.js';
 import { emailNotVerified, forbidden, invalidToken, TenantAuthError } from './errors.js';
 import { atLeast, type Role } from './members/roles.js';
-import type { Member, UserRecord } from './records.js';
+import type { ActorType, Member, UserRecord } from './records.js';
+import type { ApiKeyRecord } from './stores/api-key-store.js';
 import type { TransactionStores } from './stores/tenant-auth-stores.js';
 
 /** @internal A user as a member of its tenant. */
@@ -57,8 +58,104 @@ export async function actingUser(
   return currentUser(stores, claims, minimum);
 }
 
+/**
+ * @internal Who acts, whatever authenticated it: a user or an API key, as the stores know it now. What a
+ * use case records of its caller (`actorId`, `actorType`, `sessionId`) and checks (`role`,
+ * `emailVerified`).
+ */
+export interface Actor {
+  actorType: ActorType;
+  /** The user's id or the key's id. */
+  id: string;
+  tenantId: string;
+  role: Role;
+  /** A key counts as verified: creating it needed a verified email. */
+  emailVerified: boolean;
+  /** The user's email, or the key's name (what an invitation says sent it). */
+  label: string;
+  /** `null` for a key. */
+  sessionId: string | null;
+  /** The user answerable for what it does: the user, or the key's creator (`null` once gone). */
+  accountableUserId: string | null;
+}
+
+/** @internal Whether a stored key works at `now`: not revoked and not expired. */
+export function isKeyActive(key: ApiKeyRecord, now: Date): boolean {
+  return key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > now.getTime());
+}
+
+const actorOfUser = (user: UserRecord, sessionId: string | null): Actor => ({
+  actorType: 'user',
+  id: user.id,
+  tenantId: user.tenantId,
+  role: user.role,
+  emailVerified: user.emailVerified,
+  label: user.email,
+  sessionId,
+  accountableUserId: user.id,
+});
+
+/** The key as the stores know it now: unknown, revoked or expired is `invalid_token`. */
+async function currentKey(
+  stores: Pick<TransactionStores, 'apiKeys'>,
+  principal: Extract<Principal, { actorType: 'api_key' }>,
+  now: Date,
+  minimum: Role,
+): Promise<Actor> {
+  const key = await stores.apiKeys.findById(principal.tenantId, principal.apiKeyId);
+  if (!key || !isKeyActive(key, now)) throw invalidToken();
+  if (!atLeast(key.role, minimum)) {
+    throw forbidden(
+      minimum === 'owner' ? 'Only an owner may do this.' : 'Only an owner or an admin may do this.',
+    );
+  }
+  return {
+    actorType: 'api_key',
+    id: key.id,
+    tenantId: key.tenantId,
+    role: key.role,
+    emailVerified: true,
+    label: key.name,
+    sessionId: null,
+    accountableUserId: key.createdBy,
+  };
+}
+
+/**
+ * @internal {@link currentUser} for any principal: a user as the stores know it now, or an API key that
+ * is still active (read again from the stores, so a revoked key or a lowered role counts at once).
+ */
+export async function currentPrincipal(
+  stores: Pick<TransactionStores, 'users' | 'apiKeys'>,
+  principal: Principal,
+  now: Date,
+  minimum: Role = 'member',
+): Promise<Actor> {
+  if (isApiKeyPrincipal(principal)) return currentKey(stores, principal, now, minimum);
+  return actorOfUser(await currentUser(stores, principal, minimum), principal.sessionId);
+}
+
+/**
+ * @internal {@link actingUser} for any principal: a user only while its session is active, or an API key
+ * that is still active.
+ */
+export async function actingPrincipal(
+  stores: Pick<TransactionStores, 'users' | 'sessions' | 'apiKeys'>,
+  principal: Principal,
+  now: Date,
+  minimum: Role = 'member',
+): Promise<Actor> {
+  if (isApiKeyPrincipal(principal)) return currentKey(stores, principal, now, minimum);
+  return actorOfUser(await actingUser(stores, principal, now, minimum), principal.sessionId);
+}
+
+/** @internal Refuses API keys: `403 forbidden` (routes about a user, and the *recent* ones). */
+export function assertUser(principal: Principal): asserts principal is AccessClaims {
+  if (isApiKeyPrincipal(principal)) throw forbidden('An API key cannot do this; sign in as a user.');
+}
+
 /** @internal Refuses a caller whose email is not verified with `email_not_verified` (API.md 1.2). */
-export function assertEmailVerified(caller: UserRecord): void {
+export function assertEmailVerified(caller: Pick<UserRecord, 'emailVerified'>): void {
   if (!caller.emailVerified) throw emailNotVerified();
 }
 

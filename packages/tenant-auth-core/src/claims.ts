@@ -11,6 +11,8 @@ export { AUTH_METHODS, type AuthMethod } from './auth-methods.js';
  * const { userId, tenantId, sessionId }: AccessClaims = await auth.verifyAccessToken(token);
  */
 export interface AccessClaims {
+  /** Always a user's (an API key's principal is {@link ApiKeyClaims}); absent on claims built before 1.2. */
+  actorType?: 'user';
   userId: string;
   tenantId: string;
   sessionId: string;
@@ -62,4 +64,43 @@ export interface TokenResponse {
  */
 export interface RegisterResult extends TokenResponse {
   tenant: Tenant;
+}
+
+/**
+ * The principal of a request authenticated with an API key (`Authorization: Bearer tak_…`): the key,
+ * its tenant and its role. Never the secret.
+ *
+ * @example
+ * const key: ApiKeyClaims = await auth.verifyApiKey(secret);
+ * console.log(key.apiKeyId, key.role);
+ */
+export interface ApiKeyClaims {
+  actorType: 'api_key';
+  apiKeyId: string;
+  tenantId: string;
+  /** The key's role (read again from the stores where a role guards administration). */
+  role: Role;
+  /** The first 12 characters of the secret, for people to recognise it. */
+  prefix: string;
+  /** `null` when it never expires. */
+  expiresAt: Date | null;
+}
+
+/**
+ * Who a request acts as: a user (the claims of its access token) or an API key. Tell them apart with
+ * {@link isApiKeyPrincipal} (or `actorType`).
+ *
+ * @example
+ * const who = (p: Principal) => (isApiKeyPrincipal(p) ? `key ${p.apiKeyId}` : `user ${p.userId}`);
+ */
+export type Principal = AccessClaims | ApiKeyClaims;
+
+/**
+ * Whether a principal is an API key (and not a user).
+ *
+ * @example
+ * if (isApiKeyPrincipal(principal)) throw new TenantAuthError('forbidden', 'Not for API keys.');
+ */
+export function isApiKeyPrincipal(principal: Principal): principal is ApiKeyClaims {
+  return principal.actorType === 'api_key';
 }

@@ -1,3 +1,5 @@
+import { isApiKeyPrincipal, type Principal } from './claims.js';
+import { apiKeysPart } from './facade-api-keys.js';
 import { accountsPart, membersPart, operationsPart, sessionsPart } from './facade-parts.js';
 import { composeServices } from './facade-services.js';
 import { createMfa } from './mfa/mfa.js';
@@ -26,13 +28,21 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
   const accounts = accountsPart(composed);
   const mfa = createMfa(composed.services);
   const sso = createSso(composed.services, composed.resolved.sso, (claims) => mfa.requireRecentAuth(claims));
+  const sessions = sessionsPart(composed);
+  const apiKeys = apiKeysPart(composed, (claims) => mfa.requireRecentAuth(claims));
   return {
     ...accounts.part,
-    ...sessionsPart(composed),
+    ...sessions,
     ...mfa,
     ...createPasskeys(composed.services, createRecentAuth(composed.services).requireRecent),
     ...sso,
     ...membersPart(composed),
     ...operationsPart(composed, accounts.processHeld),
+    ...apiKeys.part,
+    // A user's role or a key's, as the stores know it now.
+    authorize: ((principal: Principal, minimum) =>
+      isApiKeyPrincipal(principal)
+        ? apiKeys.authorizeApiKey(principal, minimum)
+        : sessions.authorize(principal, minimum)) as TenantAuth['authorize'],
   };
 }

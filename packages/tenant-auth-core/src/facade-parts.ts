@@ -8,6 +8,7 @@ import { createRegistration } from './accounts/registration.js';
 import { createTenantReads } from './accounts/tenant-reads.js';
 import { createAuditLog } from './audit/audit-log.js';
 import { actingUser, currentUser, memberOf } from './authorization.js';
+import type { AccessClaims } from './claims.js';
 import { type CleanupResult, cleanUp, realPacing } from './cleanup.js';
 import { DEVICE_INFO_MAX_LENGTH } from './device-info.js';
 import { EMAIL_MAX_LENGTH } from './email.js';
@@ -15,8 +16,9 @@ import { configurationError } from './errors.js';
 import type { FacadeServices } from './facade-services.js';
 import { createInvitations } from './members/invitations.js';
 import { createMembers } from './members/members.js';
-import { atLeast } from './members/roles.js';
+import { atLeast, type Role } from './members/roles.js';
 import type { RateLimitBudget } from './rate-limit/rate-limit-result.js';
+import type { Member } from './records.js';
 import { createRotation } from './sessions/rotation.js';
 import { createSessionAccess } from './sessions/session-access.js';
 import type { TenantAuth } from './tenant-auth.js';
@@ -106,8 +108,7 @@ export function sessionsPart({
   | 'getMyTenant'
   | 'jwks'
   | 'rateLimit'
-  | 'authorize'
-> {
+> & { authorize(claims: AccessClaims, minimum: Role): Promise<Member> } {
   const { stores, sessionTokens, cache, clock, events, limits } = services;
   const sessionAccess = createSessionAccess({ stores, tokens, cache, clock, events });
   const tenantReads = createTenantReads(stores.tenants);
@@ -145,10 +146,10 @@ export function sessionsPart({
     getTenant: tenantReads.getTenant,
     getMyTenant: tenantReads.getMyTenant,
     jwks: () => tokens.jwks(),
-    async rateLimit(budget, context) {
+    async rateLimit(budget, context, apiKey) {
       if (!limits) return null;
       try {
-        return await limits.consume(budget, context);
+        return await limits.consume(budget, context, apiKey?.apiKeyId);
       } catch (err) {
         const refused = (err as { rateLimit?: { budget: RateLimitBudget } }).rateLimit;
         if (refused)
@@ -157,7 +158,7 @@ export function sessionsPart({
       }
     },
     // Administration needs a live session (API.md 1.2); what any member may do keeps the 1.0 rule.
-    authorize: async (claims, minimum) =>
+    authorize: async (claims: AccessClaims, minimum: Role) =>
       memberOf(
         atLeast(minimum, 'admin')
           ? await actingUser(stores, claims, clock.now(), minimum)

@@ -7,9 +7,17 @@ export type { ChangeEmailInput } from './accounts/email-address.js';
 export type { LoginInput } from './accounts/login.js';
 export type { ChangePasswordInput, ResetPasswordInput } from './accounts/password-recovery.js';
 export type { RegisterInput } from './accounts/registration.js';
+export type { CreateApiKeyInput, CreatedApiKey } from './api-keys/api-keys.js';
 export type { AuditEventListInput, AuditEventPage } from './audit/audit-log.js';
-export type { AccessClaims, AuthMethod, RegisterResult, TokenResponse } from './claims.js';
-export { AUTH_METHODS } from './claims.js';
+export type {
+  AccessClaims,
+  ApiKeyClaims,
+  AuthMethod,
+  Principal,
+  RegisterResult,
+  TokenResponse,
+} from './claims.js';
+export { AUTH_METHODS, isApiKeyPrincipal } from './claims.js';
 export type { CleanupResult } from './cleanup.js';
 export type { Clock, RandomBytes } from './clock.js';
 export { createTenantAuth } from './create-tenant-auth.js';
@@ -31,6 +39,7 @@ export type {
 } from './events/auth-event.js';
 export { isUuid } from './ids.js';
 export type {
+  ApiKeyCheckOutcome,
   Instrumentation,
   PasswordHashingMeasurement,
   SpanName,
@@ -74,6 +83,8 @@ export { MemoryRateLimitStore } from './rate-limit/memory-rate-limit-store.js';
 export type { ClientBudget, RateLimitBudget, RateLimitResult } from './rate-limit/rate-limit-result.js';
 export type { RateLimitStore } from './rate-limit/rate-limit-store.js';
 export type {
+  ActorType,
+  ApiKey,
   AuditEvent,
   AuditEventType,
   Invitation,
@@ -83,7 +94,7 @@ export type {
   SessionInfo,
   Tenant,
 } from './records.js';
-export { AUDIT_EVENT_TYPES } from './records.js';
+export { ACTOR_TYPES, AUDIT_EVENT_TYPES } from './records.js';
 export type { DataKey, DataKeysOptions } from './sealing/data-key.js';
 export type {
   DomainResolver,

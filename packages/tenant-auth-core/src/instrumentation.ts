@@ -27,6 +27,15 @@ export interface PasswordHashingMeasurement {
 }
 
 /**
+ * How the check of a presented API key ended: `accepted`, or why not (`malformed`: not a `tak_` secret
+ * at all; `unknown`; `expired`; `revoked`). Never the secret itself.
+ *
+ * @example
+ * const onApiKeyCheck = (outcome: ApiKeyCheckOutcome) => apiKeyChecks.inc({ outcome });
+ */
+export type ApiKeyCheckOutcome = 'accepted' | 'malformed' | 'unknown' | 'expired' | 'revoked';
+
+/**
  * Hooks for tracing and metrics (the `instrumentation` option of `createTenantAuth`), so an application
  * feeds its own OpenTelemetry tracer and Prometheus registry: core depends on neither. Auth events
  * (logins, refreshes, replays, rate-limit refusals) come through `onEvent`; gauges read
@@ -45,6 +54,8 @@ export interface Instrumentation {
   span?: <T>(name: SpanName, fn: () => Promise<T>) => Promise<T>;
   onPasswordHashing?: (measurement: PasswordHashingMeasurement) => void;
   onMailDelivery?: (outcome: MailDeliveryOutcome) => void;
+  /** Once per API key presented (a cached key too): how its check ended. */
+  onApiKeyCheck?: (outcome: ApiKeyCheckOutcome) => void;
 }
 
 /** @internal The hooks with no-op defaults, each guarded so a throwing hook cannot break auth. */
@@ -52,6 +63,7 @@ export interface ResolvedInstrumentation {
   span: <T>(name: SpanName, fn: () => Promise<T>) => Promise<T>;
   onPasswordHashing: (measurement: PasswordHashingMeasurement) => void;
   onMailDelivery: (outcome: MailDeliveryOutcome) => void;
+  onApiKeyCheck: (outcome: ApiKeyCheckOutcome) => void;
 }
 
 function guarded<A>(hook: ((arg: A) => void) | undefined): (arg: A) => void {
@@ -71,5 +83,6 @@ export function resolveInstrumentation(given: Instrumentation | undefined): Reso
     span: given?.span ?? ((_name, fn) => fn()),
     onPasswordHashing: guarded(given?.onPasswordHashing),
     onMailDelivery: guarded(given?.onMailDelivery),
+    onApiKeyCheck: guarded(given?.onApiKeyCheck),
   };
 }

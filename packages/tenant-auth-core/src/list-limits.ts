@@ -10,4 +10,6 @@ export const LIST_LIMITS = {
   invitations: 1000,
   /** `listSessions`: the newest active sessions of the caller. */
   sessions: 100,
+  /** `listApiKeys`: the oldest keys that are not revoked. */
+  apiKeys: 1000,
 } as const;

@@ -19,6 +19,7 @@ function untouchableStores(): TenantAuthStores {
     auditEvents: trap,
     factors: trap,
     sso: trap,
+    apiKeys: trap,
     transaction: () => Promise.reject(new Error('I/O')),
   } as never;
 }

@@ -217,6 +217,8 @@ export const AUDIT_EVENT_TYPES = [
   'sso_removed',
   'sso_login',
   'sso_user_provisioned',
+  'api_key_created',
+  'api_key_revoked',
 ] as const;
 
 /**
@@ -226,6 +228,46 @@ export const AUDIT_EVENT_TYPES = [
  * const type: AuditEventType = 'member_role_changed';
  */
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+
+/**
+ * What can act on a tenant: a signed-in `user`, or an `api_key` (API.md 1.2, "API keys"). The word
+ * of `AuditEvent.actorType` and of a principal's `actorType`.
+ *
+ * @example
+ * const byKey = events.filter((e) => e.actorType === ('api_key' satisfies ActorType));
+ */
+export const ACTOR_TYPES = ['user', 'api_key'] as const;
+
+/**
+ * One of {@link ACTOR_TYPES}.
+ *
+ * @example
+ * const actorType: ActorType = 'api_key';
+ */
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+/**
+ * An API key as the API answers it: never its secret, nor the secret's hash.
+ *
+ * @example
+ * const { apiKeys }: { apiKeys: ApiKey[] } = { apiKeys: await auth.listApiKeys(claims) };
+ */
+export interface ApiKey {
+  id: string;
+  /** What the administrator called it ("CI deploys"). */
+  name: string;
+  /** What it may do: never above the role of whoever created it. */
+  role: Role;
+  /** The first 12 characters of the secret (`tak_` and 8 more), for people to recognise it. */
+  prefix: string;
+  createdAt: Date;
+  /** The id of the administrator who created it (`null` once that account is gone). */
+  createdBy: string | null;
+  /** `null` when it never expires. */
+  expiresAt: Date | null;
+  /** When it last authenticated a request (written at most once a minute); `null` if never. */
+  lastUsedAt: Date | null;
+}
 
 /**
  * One stored security event of a tenant: ids, time and where from; never a password, a token or a hash.
@@ -239,9 +281,14 @@ export interface AuditEvent {
   tenantId: string;
   type: AuditEventType;
   at: Date;
-  /** Who acted: the user; `null` when nobody authenticated did (a failed login, a reset by link). */
+  /**
+   * Who acted: the user, or the API key (`actorType`); `null` when nobody authenticated did (a failed
+   * login, a reset by link).
+   */
   actorId: string | null;
-  /** Whom or what it was done to: a user, or an invitation. */
+  /** What `actorId` is: a `user` (also when nobody authenticated acted), or an `api_key`. */
+  actorType: ActorType;
+  /** Whom or what it was done to: a user, an invitation or an API key. */
   subjectId: string | null;
   sessionId: string | null;
   ipAddress: string | null;

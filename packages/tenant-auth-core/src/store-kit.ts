@@ -28,6 +28,7 @@ export type {
   UserRecord,
 } from './records.js';
 export { ONE_TIME_TOKEN_KINDS } from './records.js';
+export type { ApiKeyRecord, ApiKeyStore } from './stores/api-key-store.js';
 export type {
   FactorStore,
   MfaChallengePurpose,

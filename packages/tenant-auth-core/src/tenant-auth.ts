@@ -2,8 +2,9 @@ import type { ChangeEmailInput } from './accounts/email-address.js';
 import type { LoginInput } from './accounts/login.js';
 import type { ChangePasswordInput, ResetPasswordInput } from './accounts/password-recovery.js';
 import type { RegisterInput } from './accounts/registration.js';
+import type { CreateApiKeyInput, CreatedApiKey } from './api-keys/api-keys.js';
 import type { AuditEventListInput, AuditEventPage } from './audit/audit-log.js';
-import type { AccessClaims, RegisterResult, TokenResponse } from './claims.js';
+import type { AccessClaims, ApiKeyClaims, Principal, RegisterResult, TokenResponse } from './claims.js';
 import type { CleanupResult } from './cleanup.js';
 import type { MailDeliveryResult } from './mail/mail-outbox.js';
 import type { AcceptInvitationInput, CreateInvitationInput } from './members/invitations.js';
@@ -21,7 +22,7 @@ import type {
 import type { PublicKeyCredentialRequestOptionsJSON, TenantAuthPasskeys } from './passkeys/passkey-types.js';
 import type { PasswordHasherStats } from './passwords/hasher.js';
 import type { ClientBudget, RateLimitResult } from './rate-limit/rate-limit-result.js';
-import type { Invitation, Member, RequestContext, SessionInfo, Tenant } from './records.js';
+import type { ApiKey, Invitation, Member, RequestContext, SessionInfo, Tenant } from './records.js';
 import type { ConfigureSsoInput, Domain, SsoCompletion, SsoConnection, SsoStart } from './sso/sso-types.js';
 import type { OutboxCounts } from './stores/tenant-auth-stores.js';
 
@@ -251,9 +252,9 @@ export interface TenantAuth extends TenantAuthPasskeys {
     context?: RequestContext,
   ): Promise<number>;
   /** The tenant with that id if it is the caller's own; `not_found` for any other id. */
-  getTenant(claims: AccessClaims, tenantId: string): Promise<Tenant>;
+  getTenant(principal: Principal, tenantId: string): Promise<Tenant>;
   /** The caller's own tenant. */
-  getMyTenant(claims: AccessClaims): Promise<Tenant>;
+  getMyTenant(principal: Principal): Promise<Tenant>;
   /** Public keys of the access-token signer (`{ keys: [] }` for HMAC). */
   jwks(): Promise<{ keys: Record<string, unknown>[] }>;
   /**
@@ -263,25 +264,32 @@ export interface TenantAuth extends TenantAuthPasskeys {
    * with `unavailable` when the store is down and the budget fails closed (`strict` does). With rate
    * limiting off (`rateLimit: false`) it always allows and returns `null`.
    */
-  rateLimit(budget: ClientBudget, context: RequestContext): Promise<RateLimitResult | null>;
+  rateLimit(
+    budget: ClientBudget,
+    context: RequestContext,
+    apiKey?: ApiKeyClaims,
+  ): Promise<RateLimitResult | null>;
   /**
    * The caller's account as the stores know it now, if its role is at least `minimum` (owner > admin >
    * member): the one role check, for an application's own routes (tenant-auth-koa's `requireRole`).
    * Fails with `forbidden` below it, and `invalid_token` when the account no longer exists or, for
    * `admin` and `owner`, when the token's session is no longer active (logged out, revoked, reset). A
-   * token's `role` claim may be up to its lifetime old; this is not.
+   * token's `role` claim may be up to its lifetime old; this is not. For an API key: the key as the
+   * stores know it now (`invalid_token` once revoked or expired), if its role is at least `minimum`.
    */
   authorize(claims: AccessClaims, minimum: Role): Promise<Member>;
+  authorize(apiKey: ApiKeyClaims, minimum: Role): Promise<ApiKey>;
+  authorize(principal: Principal, minimum: Role): Promise<Member | ApiKey>;
 
   /** The members of the caller's tenant, oldest first, at most 1,000. Any member may list them. */
-  listMembers(claims: AccessClaims): Promise<Member[]>;
+  listMembers(principal: Principal): Promise<Member[]>;
   /**
    * Changes a member's role (admin). Fails with `not_found` (not in the caller's tenant), `forbidden`
    * (the caller is not an admin; an admin touching an owner or granting `owner`), `last_owner`, and
    * `validation_failed` (`invalid_role`).
    */
   changeMemberRole(
-    claims: AccessClaims,
+    principal: Principal,
     userId: string,
     role: Role,
     context?: RequestContext,
@@ -290,7 +298,7 @@ export interface TenantAuth extends TenantAuthPasskeys {
    * Removes a member (admin): the account is deleted and every session of it with it, in one
    * transaction. Same failures as {@link TenantAuth.changeMemberRole}.
    */
-  removeMember(claims: AccessClaims, userId: string, context?: RequestContext): Promise<void>;
+  removeMember(principal: Principal, userId: string, context?: RequestContext): Promise<void>;
   /**
    * Invites an address into the caller's tenant (admin): a one-time token (7 days by default) and an
    * email with its link, written in one transaction; a pending invitation of the same address is
@@ -299,14 +307,14 @@ export interface TenantAuth extends TenantAuthPasskeys {
    * `unavailable` (no `mail` configured).
    */
   createInvitation(
-    claims: AccessClaims,
+    principal: Principal,
     input: CreateInvitationInput,
     context?: RequestContext,
   ): Promise<Invitation>;
   /** Pending invitations of the caller's tenant, newest first, at most 1,000 (admin). */
-  listInvitations(claims: AccessClaims): Promise<Invitation[]>;
+  listInvitations(principal: Principal): Promise<Invitation[]>;
   /** Revokes a pending invitation (admin): its link stops working. `not_found` for any other id. */
-  revokeInvitation(claims: AccessClaims, invitationId: string, context?: RequestContext): Promise<void>;
+  revokeInvitation(principal: Principal, invitationId: string, context?: RequestContext): Promise<void>;
   /**
    * Accepts an invitation: creates the user in the inviting tenant with the invited role and a verified
    * email, and signs it in. The token is consumed in the same transaction, so a failure leaves it usable.
@@ -358,7 +366,7 @@ export interface TenantAuth extends TenantAuthPasskeys {
   deleteAccount(claims: AccessClaims, input: { password: string }, context?: RequestContext): Promise<void>;
 
   /** A page of the caller's tenant's audit log, newest first (admin). Fails with `validation_failed`. */
-  listAuditEvents(claims: AccessClaims, input?: AuditEventListInput): Promise<AuditEventPage>;
+  listAuditEvents(principal: Principal, input?: AuditEventListInput): Promise<AuditEventPage>;
 
   /**
    * One delivery pass of the mail outbox, after processing the held "forgot password" requests (for a job
@@ -404,4 +412,38 @@ export interface TenantAuth extends TenantAuthPasskeys {
    * process.once('SIGTERM', () => void cleanup.stop());
    */
   startCleanup(options?: { intervalSeconds?: number }): ScheduledWork;
+
+  /**
+   * Creates an API key of the caller's tenant (admin, with a recent authentication and a verified
+   * email): `{ apiKey, secret }`, the secret answered this once (only its SHA-256 is stored). Fails
+   * with `validation_failed` (`name`, `role`: `invalid_role`, `expiresInDays`), `forbidden` (a role above
+   * the caller's, a caller below admin, or an API key as the caller), `reauthentication_required`,
+   * `email_not_verified`, `invalid_token`.
+   */
+  createApiKey(
+    principal: Principal,
+    input: CreateApiKeyInput,
+    context?: RequestContext,
+  ): Promise<CreatedApiKey>;
+  /** The tenant's API keys that are not revoked, oldest first, at most 1,000 (admin; never a secret). */
+  listApiKeys(principal: Principal): Promise<ApiKey[]>;
+  /**
+   * Revokes an API key (admin): it stops working at once in this process, and within
+   * `apiKeyCacheSeconds` in every other. Fails with `not_found` (unknown, already revoked, or another
+   * tenant's), `forbidden`.
+   */
+  revokeApiKey(principal: Principal, apiKeyId: string, context?: RequestContext): Promise<void>;
+  /**
+   * The key of a presented secret (`tak_…`), or `invalid_token` when it is unknown, expired, revoked or
+   * not a key. Verified keys are cached in the process for `apiKeyCacheSeconds`: a cached key costs a
+   * hash and a map lookup. `lastUsedAt` is written in the background at most once a minute per key.
+   */
+  verifyApiKey(secret: string): Promise<ApiKeyClaims>;
+  /**
+   * The key of a secret if this process verified it within `apiKeyCacheSeconds` (a check like
+   * {@link TenantAuth.verifyApiKey}'s, counted and touching `lastUsedAt`), else `undefined`; never asks
+   * the stores. An HTTP adapter's fast path: it keys the request's rate budget on the key before
+   * anything else, and verifies with `verifyApiKey` only what this does not know.
+   */
+  peekApiKey(secret: string): ApiKeyClaims | undefined;
 }

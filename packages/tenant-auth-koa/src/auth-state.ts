@@ -1,4 +1,4 @@
-import type { AccessClaims } from 'tenant-auth-core';
+import type { AccessClaims, ApiKeyClaims } from 'tenant-auth-core';
 
 /**
  * Where the access token of an authenticated request came from.
@@ -44,4 +44,36 @@ export interface AuthState {
  */
 export interface OptionalAuthState {
   auth?: AuthContext | undefined;
+}
+
+/**
+ * What `requireAuth({ apiKeys: true })` puts on `ctx.state.auth` for a request authenticated with an API
+ * key (`Authorization: Bearer tak_…`, never a cookie): the key, its tenant and its role.
+ *
+ * @example
+ * if (ctx.state.auth.actorType === 'api_key') log.info({ apiKeyId: ctx.state.auth.apiKeyId }, 'machine call');
+ */
+export interface ApiKeyAuthContext extends ApiKeyClaims {
+  via: 'header';
+}
+
+/**
+ * Who a request acts as, on routes that accept API keys: a user ({@link AuthContext}, `actorType`
+ * `'user'`) or an API key ({@link ApiKeyAuthContext}, `actorType` `'api_key'`).
+ *
+ * @example
+ * const who = (p: PrincipalContext) => (p.actorType === 'api_key' ? p.apiKeyId : p.userId);
+ */
+export type PrincipalContext = (AuthContext & { actorType: 'user' }) | ApiKeyAuthContext;
+
+/**
+ * Koa state after `requireAuth({ apiKeys: true })` or `requireRole(role, { apiKeys: true })`.
+ *
+ * @example
+ * const listProjects: Koa.Middleware<PrincipalState> = async (ctx) => {
+ *   ctx.body = await projects.list(ctx.state.auth.tenantId);
+ * };
+ */
+export interface PrincipalState {
+  auth: PrincipalContext;
 }

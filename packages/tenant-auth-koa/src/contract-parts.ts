@@ -3,6 +3,7 @@
 // tenant-auth-koa/contract loads nothing but zod at run time (browsers use it), tied to core's types by
 // the `satisfies` checks below, and to core's order by contract.test.ts.
 import type {
+  ActorType,
   AuditEventType,
   AuthMethod,
   FieldErrorCode,
@@ -32,6 +33,16 @@ export const auditCursor = () => z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 export const roleSchema = z
   .enum(['owner', 'admin', 'member'])
   .meta({ id: 'Role', description: 'A role in the tenant: `owner` > `admin` > `member`.' });
+
+/**
+ * What acted in an audit event: a `user` or an `api_key`.
+ *
+ * @example
+ * const actorType = actorTypeSchema.parse(event.actorType);
+ */
+export const actorTypeSchema = z
+  .enum(['user', 'api_key'])
+  .meta({ id: 'ActorType', description: 'What `actorId` is: a `user` or an `api_key`.' });
 
 /**
  * The types of audit event (API.md, "Audit log").
@@ -78,6 +89,8 @@ export const auditEventTypeSchema = z
     'sso_removed',
     'sso_login',
     'sso_user_provisioned',
+    'api_key_created',
+    'api_key_revoked',
   ])
   .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
 
@@ -166,3 +179,4 @@ type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A]
 
 // The contract's lists are core's types, no more and no less: a type added to core fails to compile here.
 true satisfies Same<z.infer<typeof auditEventTypeSchema>, AuditEventType>;
+true satisfies Same<z.infer<typeof actorTypeSchema>, ActorType>;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  ACTOR_TYPES,
   AUDIT_EVENT_TYPES,
   AUTH_METHODS,
   ERROR_CODES,
@@ -11,6 +12,7 @@ import {
 } from 'tenant-auth-core';
 import { describe, expect, it } from 'vitest';
 import {
+  actorTypeSchema,
   amrSchema,
   auditEventTypeSchema,
   fieldErrorCodeSchema,
@@ -50,6 +52,7 @@ describe('tenant-auth-koa/contract', () => {
     expect(fieldErrorCodeSchema.options).toEqual([...FIELD_ERROR_CODES]);
     expect(amrSchema.element.options).toEqual([...AUTH_METHODS]);
     expect(mfaMethodSchema.options).toEqual([...MFA_METHODS]);
+    expect(actorTypeSchema.options).toEqual([...ACTOR_TYPES]);
     // The problem codes: core's codes that reach a client, in core's order, and the HTTP layer's two.
     const serverOnly = ['email_taken', 'slug_taken', 'invalid_configuration'];
     expect(PROBLEM_CODES.filter((code) => code !== 'method_not_allowed' && code !== 'http_error')).toEqual(

@@ -3,6 +3,7 @@
 // to validate what the server answers.
 
 export type {
+  ApiKeyJson,
   AuditEventJson,
   InvitationJson,
   MeJson,
@@ -14,11 +15,15 @@ export type {
 } from './http-contract.js';
 export {
   acceptedSchema,
+  actorTypeSchema,
   addPasskeyResponseSchema,
   amrSchema,
+  apiKeyListSchema,
+  apiKeySchema,
   auditEventPageSchema,
   auditEventSchema,
   auditEventTypeSchema,
+  createdApiKeySchema,
   creationOptionsSchema,
   fieldErrorCodeSchema,
   fieldErrorSchema,

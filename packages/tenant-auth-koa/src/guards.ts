@@ -1,8 +1,21 @@
 import type { Context, Middleware, Next } from 'koa';
-import { isTenantAuthError, type Role, type TenantAuth, TenantAuthError } from 'tenant-auth-core';
-import type { AuthContext, AuthState, OptionalAuthState } from './auth-state.js';
+import {
+  type ApiKeyClaims,
+  isTenantAuthError,
+  type Role,
+  type TenantAuth,
+  TenantAuthError,
+} from 'tenant-auth-core';
+import type {
+  ApiKeyAuthContext,
+  AuthState,
+  OptionalAuthState,
+  PrincipalContext,
+  PrincipalState,
+} from './auth-state.js';
 import { assertSameOriginRequest } from './csrf.js';
 import { problemOf, writeProblem } from './problem.js';
+import { markTokenPresented } from './request-marks.js';
 import { findToken, readBearerToken } from './request-tokens.js';
 
 /** @internal What the guards need to know. */
@@ -15,21 +28,34 @@ export interface GuardSettings {
 
 const invalidToken = (message: string) => new TenantAuthError('invalid_token', message);
 
+/** @internal What every API key secret starts with. */
+export const API_KEY_MARK = 'tak_';
+
+/** @internal The answer to an API key on a route that does not take one. */
+export const keyRefused = () =>
+  new TenantAuthError('forbidden', 'API keys are not accepted here; this route is for a signed-in user.');
+
 /**
- * @internal Verifies the request's access token: `undefined` when the request has none, else the caller
+ * @internal Verifies the request's credential: `undefined` when the request has none, else the principal
  * (rejecting with a `TenantAuthError`: 401, 403, 503). A malformed Authorization header throws at once.
+ * An API key counts in the Authorization header only: one in a cookie is an invalid token, never a key.
  */
 export function authenticate(
   auth: TenantAuth,
   ctx: Context,
   settings: GuardSettings,
-): Promise<AuthContext> | undefined {
+): Promise<PrincipalContext> | undefined {
   const found = findToken(ctx, settings.tokenPlaces);
   if (found === undefined) return undefined;
+  if (found.token.startsWith(API_KEY_MARK)) {
+    if (found.via !== 'header')
+      return Promise.reject(invalidToken('API keys are read from the Authorization header only.'));
+    return auth.verifyApiKey(found.token).then((key): ApiKeyAuthContext => ({ ...key, via: 'header' }));
+  }
   return Promise.resolve(auth.verifyAccessToken(found.token)).then((claims) => {
     // A cookie travels with cross-site requests; only an allowed origin may use it to change state.
     if (found.via === 'cookie') assertSameOriginRequest(ctx, settings.origins);
-    return { ...claims, via: found.via === 'cookie' ? 'cookie' : 'header' };
+    return { ...claims, actorType: 'user' as const, via: found.via === 'cookie' ? 'cookie' : 'header' };
   });
 }
 
@@ -46,6 +72,12 @@ export interface RequireAuthOptions {
    * Default `false`.
    */
   requireVerifiedEmail?: boolean;
+  /**
+   * Also accepts an API key (`Authorization: Bearer tak_…`, never a cookie): `ctx.state.auth` is then a
+   * {@link PrincipalContext} whose `actorType` says a user or a key. Without it (the default), a key is
+   * answered `403 forbidden`, so an application decides route by route where keys are welcome.
+   */
+  apiKeys?: boolean;
 }
 
 /**
@@ -63,7 +95,12 @@ export interface RequireRecentAuthOptions {
 }
 
 /** @internal What a guard checks besides a valid access token. */
-export type GuardOptions = RequireAuthOptions & { role?: Role; recent?: RequireRecentAuthOptions };
+export type GuardOptions = RequireAuthOptions & {
+  role?: Role;
+  recent?: RequireRecentAuthOptions;
+  /** The request's API key, already known from the Authorization header (`auth.peekApiKey`). */
+  knownKey?: ApiKeyClaims | undefined;
+};
 
 /**
  * @internal The check of `requireAuth()`: the caller, from a valid access token, or `undefined` once it has
@@ -75,11 +112,24 @@ export async function admit(
   ctx: Context,
   settings: GuardSettings,
   options: GuardOptions = {},
-): Promise<AuthContext | undefined> {
+): Promise<PrincipalContext | undefined> {
   try {
-    const verified = authenticate(auth, ctx, settings);
-    if (verified === undefined) throw invalidToken('An access token is required.');
-    const caller = await verified;
+    let caller: PrincipalContext;
+    if (options.knownKey !== undefined) {
+      markTokenPresented(ctx);
+      caller = { ...options.knownKey, via: 'header' };
+    } else {
+      const verified = authenticate(auth, ctx, settings);
+      if (verified === undefined) throw invalidToken('An access token is required.');
+      caller = await verified;
+    }
+    if (caller.actorType === 'api_key') {
+      // A key is never a recent authentication: the *recent* routes refuse it as every route about a user.
+      if (!options.apiKeys || options.recent) throw keyRefused();
+      if (options.role === undefined) return caller;
+      const key = await auth.authorize(caller, options.role);
+      return { ...caller, role: key.role };
+    }
     if (options.requireVerifiedEmail && !caller.emailVerified) {
       throw new TenantAuthError('forbidden', 'Verify your email address to continue.');
     }
@@ -100,17 +150,39 @@ export async function admit(
  * @internal `requireAuth()`: {@link admit}, then the claims on `ctx.state.auth` and the route, so a host
  * route needs no error middleware of ours. Errors of the route after it pass through untouched.
  */
-export function requireAuthMiddleware(
+export function requireAuthMiddleware<S extends AuthState | PrincipalState = AuthState>(
   auth: TenantAuth,
   settings: GuardSettings,
   options: GuardOptions = {},
-): Middleware<AuthState> {
+): Middleware<S> {
   return async (ctx: Context, next: Next) => {
     const caller = await admit(auth, ctx, settings, options);
     if (caller === undefined) return;
     ctx.state.auth = caller;
     await next();
   };
+}
+
+/**
+ * @internal The API key of the request's Authorization header if this process verified it recently
+ * (`auth.peekApiKey`: no look-up), else `undefined`: what its rate budget is keyed on.
+ */
+export function knownApiKey(auth: TenantAuth, ctx: Context): ApiKeyClaims | undefined {
+  const bearer = readBearerToken(ctx);
+  return typeof bearer === 'string' && bearer.startsWith(API_KEY_MARK) ? auth.peekApiKey(bearer) : undefined;
+}
+
+/**
+ * @internal For the routes about a user that take no access token through a guard (every `/auth/*` route
+ * without one: login, refresh, logout, ...): a request bearing an API key is answered `403 forbidden`
+ * here, before anything reads it (the key is not looked up: nothing there could accept it). Returns
+ * whether it answered.
+ */
+export function refuseApiKey(ctx: Context): boolean {
+  const bearer = readBearerToken(ctx);
+  if (typeof bearer !== 'string' || !bearer.startsWith(API_KEY_MARK)) return false;
+  writeProblem(ctx, problemOf(keyRefused()));
+  return true;
 }
 
 /**
@@ -125,7 +197,10 @@ export function optionalAuthMiddleware(
   return async (ctx: Context, next: Next) => {
     ctx.state.auth = undefined;
     try {
-      ctx.state.auth = await authenticate(auth, ctx, settings);
+      const principal = await authenticate(auth, ctx, settings);
+      // Keys are welcome only where a route opts in (requireAuth({ apiKeys: true })).
+      if (principal?.actorType === 'api_key') throw keyRefused();
+      ctx.state.auth = principal;
     } catch (err) {
       const malformedHeader = isTenantAuthError(err, 'invalid_token') && readBearerToken(ctx) === null;
       if (

@@ -1,9 +1,24 @@
 import { z } from 'zod';
-import { amrSchema, auditCursor, auditEventTypeSchema, id, isoDate, roleSchema } from './contract-parts.js';
+import {
+  actorTypeSchema,
+  amrSchema,
+  auditCursor,
+  auditEventTypeSchema,
+  id,
+  isoDate,
+  roleSchema,
+} from './contract-parts.js';
 import { recoveryCodesSchema } from './mfa-contract.js';
 import { passkeySchema } from './passkey-contract.js';
 
 export {
+  type ApiKeyJson,
+  apiKeyListSchema,
+  apiKeySchema,
+  createdApiKeySchema,
+} from './api-key-contract.js';
+export {
+  actorTypeSchema,
   amrSchema,
   auditEventTypeSchema,
   fieldErrorCodeSchema,
@@ -130,8 +145,9 @@ export const auditEventSchema = z
     id: id(),
     type: auditEventTypeSchema,
     at: isoDate(),
-    actorId: id().nullable().meta({ description: 'The user who acted; null when unknown.' }),
-    subjectId: id().nullable().meta({ description: 'The user the event is about.' }),
+    actorId: id().nullable().meta({ description: 'The user or API key who acted; null when unknown.' }),
+    actorType: actorTypeSchema,
+    subjectId: id().nullable().meta({ description: 'The user, invitation or API key the event is about.' }),
     sessionId: id().nullable(),
     ipAddress: z.string().nullable(),
     userAgent: z.string().nullable(),

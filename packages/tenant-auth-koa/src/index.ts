@@ -1,6 +1,14 @@
 // tenant-auth-koa: tenant-auth on a Koa application, through one factory.
 
-export type { AuthContext, AuthState, OptionalAuthState, TokenSource } from './auth-state.js';
+export type {
+  ApiKeyAuthContext,
+  AuthContext,
+  AuthState,
+  OptionalAuthState,
+  PrincipalContext,
+  PrincipalState,
+  TokenSource,
+} from './auth-state.js';
 export type { CookieOptions, ResolvedCookieOptions } from './cookies.js';
 export type { CorsOptions } from './cors.js';
 export type { RequireAuthOptions, RequireRecentAuthOptions } from './guards.js';

@@ -206,6 +206,7 @@ const SECURITY: Record<Caller, JsonObject[]> = {
   // empty alternative here would read as the refresh routes' (a token in the body) to generated clients.
   setup: [{ bearerAuth: [] }, { accessCookie: [] }],
 };
+const API_KEY_AUTH = 'An API key of the tenant (`Bearer tak_…`), on the routes that list it; never a cookie.';
 
 const BUDGET_TEXT = {
   strict: 'Rate limited with the strict budget (login, registration and the other credential routes).',
@@ -296,7 +297,9 @@ function operationObject(operation: Operation, requests: RequestSchemas, cookies
       .filter(Boolean)
       .join('\n\n'),
     tags: [operation.tag],
-    security: SECURITY[operation.caller],
+    security: operation.apiKeys
+      ? [...SECURITY[operation.caller], { apiKeyAuth: [] }]
+      : SECURITY[operation.caller],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body === undefined
       ? {}
@@ -382,6 +385,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
           bearerFormat: 'JWT',
           description: 'An access token (or, on refresh and logout, a refresh token).',
         },
+        apiKeyAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'tak_…', description: API_KEY_AUTH },
         accessCookie: {
           type: 'apiKey',
           in: 'cookie',

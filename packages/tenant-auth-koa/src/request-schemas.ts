@@ -1,5 +1,6 @@
 import type { InputLimits } from 'tenant-auth-core';
 import { z } from 'zod';
+import { createApiKeyRequestSchema } from './api-key-contract.js';
 import { auditCursor, auditEventTypeSchema, mfaMethodSchema, roleSchema } from './contract-parts.js';
 import { credentialSchema, passkeySchemas } from './passkey-contract.js';
 import { MAX_TOKEN_LENGTH } from './problem-codes.js';
@@ -232,5 +233,6 @@ export function requestSchemas(limits: InputLimits) {
     startSso: sso.startSso,
     /** The query of `GET /auth/sso/callback`. */
     ssoCallbackQuery: sso.ssoCallbackQuery,
+    createApiKey: createApiKeyRequestSchema,
   };
 }

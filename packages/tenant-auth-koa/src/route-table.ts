@@ -11,6 +11,11 @@ export interface RouteDefinition {
   strict: boolean;
   /** Whether it requires an access token (checked as `requireAuth()` does, before the handler). */
   authenticated: boolean;
+  /**
+   * What an API key gets there: `accepted` (as a principal), `refused` (`403 forbidden` once verified: a
+   * route about a user, or *recent*), `ignored` (a route that reads no credential: `/jwks`, `/openapi.json`).
+   */
+  apiKeys?: 'accepted' | 'refused' | 'ignored';
   /** Answers the request (a promise when it has to wait); never calls on. */
   handler: (ctx: Context) => Promise<void> | void;
 }

@@ -80,7 +80,12 @@ function routeOf(operation: Operation, settings: RouteSettings, fields: FieldNam
   const strict = operation.budget === 'strict';
   const authenticated =
     operation.guarded?.(settings) ?? (operation.caller === 'access' || operation.caller === 'admin');
-  const definition: RouteDefinition = { method, path, strict, authenticated, handler };
+  const apiKeys = operation.apiKeys
+    ? 'accepted'
+    : operation.caller === 'none' && !path.startsWith('/auth/')
+      ? 'ignored'
+      : 'refused';
+  const definition: RouteDefinition = { method, path, strict, authenticated, apiKeys, handler };
   // The routes named before 1.2 are the strict ones (their names made the strict list): naming every
   // route would change what `ctx._matchedRouteName` and `ctx.matched` show the application.
   return strict ? { ...definition, name: operation.id } : definition;

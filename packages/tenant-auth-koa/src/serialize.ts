@@ -111,6 +111,7 @@ export function toAuditEventJson(event: AuditEvent): AuditEventJson {
     type: event.type,
     at: event.at.toISOString(),
     actorId: event.actorId,
+    actorType: event.actorType,
     subjectId: event.subjectId,
     sessionId: event.sessionId,
     ipAddress: event.ipAddress,

@@ -8,15 +8,17 @@ import {
   type Role,
   type TenantAuth,
 } from 'tenant-auth-core';
-import type { AuthState, OptionalAuthState } from './auth-state.js';
+import type { AuthState, OptionalAuthState, PrincipalState } from './auth-state.js';
 import { type CookieOptions, type ResolvedCookieOptions, resolveCookieOptions } from './cookies.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';
 import {
   admit,
   type GuardSettings,
+  knownApiKey,
   optionalAuthMiddleware,
   type RequireAuthOptions,
   type RequireRecentAuthOptions,
+  refuseApiKey,
   requireAuthMiddleware,
 } from './guards.js';
 import { type HealthCheckOptions, healthCheck } from './health.js';
@@ -114,8 +116,11 @@ export interface TenantAuthKoa {
    * (`401 invalid_token`, `403 csrf_rejected` for a cookie on a cross-origin unsafe request, `503`),
    * so it works on routes outside the prefix with no error middleware of ours. With
    * `{ requireVerifiedEmail: true }` it also answers `403 forbidden` to callers whose email is not
-   * verified.
+   * verified. With `{ apiKeys: true }` it also accepts an API key in the Authorization header (never a
+   * cookie): `ctx.state.auth.actorType` is then `'api_key'`; without it a key is answered `403 forbidden`.
+   * @example router.get('/reports', tenantAuth.requireAuth({ apiKeys: true }), listReports);
    */
+  requireAuth(options: RequireAuthOptions & { apiKeys: true }): Middleware<PrincipalState>;
   requireAuth(options?: RequireAuthOptions): Middleware<AuthState>;
   /**
    * Like {@link TenantAuthKoa.requireAuth}, and the caller's role must be at least `minimum` (owner >
@@ -126,8 +131,10 @@ export interface TenantAuthKoa {
    *
    * @example
    * router.delete('/projects/:id', tenantAuth.requireRole('admin'), deleteProject);
+   * router.get('/exports', tenantAuth.requireRole('admin', { apiKeys: true }), listExports); // keys too
    */
-  requireRole(minimum: Role): Middleware<AuthState>;
+  requireRole(minimum: Role, options: { apiKeys: true }): Middleware<PrincipalState>;
+  requireRole(minimum: Role, options?: { apiKeys?: boolean }): Middleware<AuthState>;
   /**
    * Like {@link TenantAuthKoa.requireAuth}, and the caller must have proved who they are recently: the
    * token's `auth_time` at most `maxAgeSeconds` old and, when the user has a second factor (read from the
@@ -140,7 +147,10 @@ export interface TenantAuthKoa {
    * router.delete('/projects/:id', tenantAuth.requireRecentAuth({ maxAgeSeconds: 300 }), deleteProject);
    */
   requireRecentAuth(options?: RequireRecentAuthOptions): Middleware<AuthState>;
-  /** Like {@link TenantAuthKoa.requireAuth}, but lets requests without a valid token through anonymously. */
+  /**
+   * Like {@link TenantAuthKoa.requireAuth}, but lets requests without a valid token through anonymously
+   * (an API key is still answered `403 forbidden`: keys are welcome only where a route opts in).
+   */
   optionalAuth(): Middleware<OptionalAuthState>;
 }
 
@@ -277,7 +287,9 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
 
   /** After CORS: the rate limit, the body, then our route, or the application's routes under the prefix. */
   const proceed = async (ctx: Context, found: RouteLookup, next: Next): Promise<void> => {
-    const limited = await auth.rateLimit(found.strict ? 'strict' : 'general', requestContext(ctx));
+    // A key this process verified recently has a budget of its own (and is known to the guard below).
+    const apiKey = knownApiKey(auth, ctx);
+    const limited = await auth.rateLimit(found.strict ? 'strict' : 'general', requestContext(ctx), apiKey);
     if (limited) setRateLimitHeaders(ctx.res, limited);
     const reading = readBody(ctx);
     if (reading) await reading;
@@ -289,8 +301,11 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
       return;
     }
     // The guard of requireAuth(), then the handler; the guard answers a refusal itself.
-    const caller = route.authenticated ? await admit(auth, ctx, guard) : null;
+    const caller = route.authenticated
+      ? await admit(auth, ctx, guard, { apiKeys: route.apiKeys === 'accepted', knownKey: apiKey })
+      : null;
     if (caller === undefined) return;
+    if (caller === null && route.apiKeys === 'refused' && refuseApiKey(ctx)) return;
     if (caller !== null) ctx.state.auth = caller;
     const answering = route.handler(ctx);
     if (answering) await answering;
@@ -357,16 +372,16 @@ function guardFactories(
 ): Pick<TenantAuthKoa, 'requireAuth' | 'requireRole' | 'requireRecentAuth' | 'optionalAuth'> {
   const authenticated = requireAuthMiddleware(auth, guard);
   return {
-    requireAuth: (requireOptions?: RequireAuthOptions) =>
-      requireOptions?.requireVerifiedEmail
+    requireAuth: ((requireOptions?: RequireAuthOptions) =>
+      requireOptions?.requireVerifiedEmail || requireOptions?.apiKeys
         ? requireAuthMiddleware(auth, guard, requireOptions)
-        : authenticated,
-    requireRole(minimum: Role) {
+        : authenticated) as TenantAuthKoa['requireAuth'],
+    requireRole: ((minimum: Role, roleOptions?: { apiKeys?: boolean }) => {
       if (!roleSchema.options.includes(minimum)) {
         throw configurationError('requireRole', 'minimum', "must be 'owner', 'admin' or 'member'");
       }
-      return requireAuthMiddleware(auth, guard, { role: minimum });
-    },
+      return requireAuthMiddleware(auth, guard, { role: minimum, apiKeys: roleOptions?.apiKeys === true });
+    }) as TenantAuthKoa['requireRole'],
     requireRecentAuth(recentOptions: RequireRecentAuthOptions = {}) {
       const { maxAgeSeconds } = recentOptions;
       if (maxAgeSeconds !== undefined && (!Number.isSafeInteger(maxAgeSeconds) || maxAgeSeconds < 1)) {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { TenantAuthStores, TransactionStores } from 'tenant-auth-core/store-kit';
 import { type EntityManagerSource, rootEntityManager } from './entity-manager-source.js';
+import { mikroOrmApiKeyStore } from './stores/mikro-orm-api-key-store.js';
 import { mikroOrmAuditEventStore } from './stores/mikro-orm-audit-event-store.js';
 import { mikroOrmFactorStore } from './stores/mikro-orm-factor-store.js';
 import { mikroOrmOneTimeTokenStore } from './stores/mikro-orm-one-time-token-store.js';
@@ -28,6 +29,7 @@ function storesOn(em: () => EntityManager, scope: () => SqlScope): TransactionSt
     factors: mikroOrmFactorStore(scope),
     passkeys: mikroOrmPasskeyStore(scope),
     sso: mikroOrmSsoStore(scope),
+    apiKeys: mikroOrmApiKeyStore(scope),
   };
 }
 

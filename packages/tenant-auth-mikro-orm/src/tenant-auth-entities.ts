@@ -1,4 +1,5 @@
 import type { EntitySchema } from '@mikro-orm/core';
+import { TenantAuthApiKey, type TenantAuthApiKeyEntity } from './entities/api-key.js';
 import { TenantAuthAuditEvent, type TenantAuthAuditEventEntity } from './entities/audit-event.js';
 import { TenantAuthOneTimeToken, type TenantAuthOneTimeTokenEntity } from './entities/one-time-token.js';
 import { TenantAuthOutboxMessage, type TenantAuthOutboxMessageEntity } from './entities/outbox-message.js';
@@ -49,6 +50,7 @@ export const tenantAuthEntities: readonly [
   EntitySchema<TenantAuthDomainEntity>,
   EntitySchema<TenantAuthSsoConnectionEntity>,
   EntitySchema<TenantAuthSsoIdentityEntity>,
+  EntitySchema<TenantAuthApiKeyEntity>,
 ] = [
   TenantAuthTenant,
   TenantAuthUser,
@@ -64,4 +66,5 @@ export const tenantAuthEntities: readonly [
   TenantAuthDomain,
   TenantAuthSsoConnection,
   TenantAuthSsoIdentity,
+  TenantAuthApiKey,
 ];

@@ -4,6 +4,7 @@ import { TenantAuthRolesTokensOutboxAuditMigration } from './migrations/migratio
 import { TenantAuthSecondFactorMigration } from './migrations/migration-20261127120000-second-factor.js';
 import { TenantAuthPasskeysMigration } from './migrations/migration-20261127140000-passkeys.js';
 import { TenantAuthSingleSignOnMigration } from './migrations/migration-20261127150000-single-sign-on.js';
+import { TenantAuthApiKeysMigration } from './migrations/migration-20261127160000-api-keys.js';
 
 /**
  * The migrations of tenant-auth, oldest first, as MikroORM `migrationsList` entries with stable names.
@@ -18,6 +19,8 @@ import { TenantAuthSingleSignOnMigration } from './migrations/migration-20261127
  *   was a password one, authenticated when it was created), tenants' `require_mfa` (off), and the
  *   tables of the second factor.
  * - `tenant-auth-20261127140000-passkeys` (1.2): the passkey and WebAuthn challenge tables.
+ * - `tenant-auth-20261127160000-api-keys` (1.2): the API key table, and audit events' `actor_type`
+ *   (`user` for every earlier event).
  *
  * @example
  * const orm = await MikroORM.init({
@@ -35,4 +38,5 @@ export const tenantAuthMigrations: readonly MigrationObject[] = [
   { name: 'tenant-auth-20261127120000-second-factor', class: TenantAuthSecondFactorMigration },
   { name: 'tenant-auth-20261127140000-passkeys', class: TenantAuthPasskeysMigration },
   { name: 'tenant-auth-20261127150000-single-sign-on', class: TenantAuthSingleSignOnMigration },
+  { name: 'tenant-auth-20261127160000-api-keys', class: TenantAuthApiKeysMigration },
 ];

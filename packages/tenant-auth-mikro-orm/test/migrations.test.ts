@@ -26,16 +26,19 @@ const ROLES_TOKENS_OUTBOX_AUDIT = 'tenant-auth-20261122153000-roles-tokens-outbo
 const SECOND_FACTOR = 'tenant-auth-20261127120000-second-factor';
 const PASSKEYS = 'tenant-auth-20261127140000-passkeys';
 const SINGLE_SIGN_ON = 'tenant-auth-20261127150000-single-sign-on';
-const ALL = [INITIAL, ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR, PASSKEYS, SINGLE_SIGN_ON];
+const API_KEYS = 'tenant-auth-20261127160000-api-keys';
+const ALL = [INITIAL, ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR, PASSKEYS, SINGLE_SIGN_ON, API_KEYS];
 
 /**
  * Timestamp columns of every table (1.1: 17; 1.2: sessions' auth_time and the second factor's five, the
- * passkeys' four, and single sign-on's five).
+ * passkeys' four, single sign-on's five, and the API key's four).
  */
-const TIMESTAMP_COLUMNS = 32;
+const TIMESTAMP_COLUMNS = 36;
 
 /** Every foreign key with its delete rule (c: cascade, n: set null). */
 const FOREIGN_KEYS = [
+  { conname: 'tenant_auth_api_key_created_by_foreign', confdeltype: 'n' },
+  { conname: 'tenant_auth_api_key_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_audit_event_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_domain_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_mfa_challenge_tenant_id_foreign', confdeltype: 'c' },
@@ -134,8 +137,8 @@ function migrationContract(open: () => Promise<{ orm: CoreMikroORM; close: () =>
         !['request_id', 'credential_id', 'client_id'].includes(c.column_name),
     );
     // 1.2: user and tenant of each second-factor table; the passkey's id, user and tenant, the
-    // challenge's; single sign-on's six.
-    expect(ids.length).toBe(18 + 6 + 5 + 6);
+    // challenge's; single sign-on's six; the API key's id, tenant and creator.
+    expect(ids.length).toBe(18 + 6 + 5 + 6 + 3);
     for (const c of ids) expect(c.data_type).toBe('uuid');
     expect(await foreignKeys(orm)).toEqual(FOREIGN_KEYS);
   });
@@ -227,6 +230,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         SECOND_FACTOR,
         PASSKEYS,
         SINGLE_SIGN_ON,
+        API_KEYS,
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
 
@@ -273,6 +277,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         type: 'email_verified' as const,
         at: T0,
         actorId: user.id,
+        actorType: 'user' as const,
         subjectId: user.id,
         sessionId: session.id,
         ipAddress: null,
@@ -328,6 +333,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
           createdAt: T0,
         },
       });
+      expect((await orm.migrator.down()).map((m) => m.name)).toEqual([API_KEYS]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SINGLE_SIGN_ON]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([PASSKEYS]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SECOND_FACTOR]);
@@ -351,6 +357,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         SECOND_FACTOR,
         PASSKEYS,
         SINGLE_SIGN_ON,
+        API_KEYS,
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
       // Applied again, the upgrade knows only that every user was an owner; the verification is lost.
@@ -439,6 +446,7 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
         'all',
       )) as { name: string }[];
       expect(tables.map((t) => t.name)).toEqual([
+        'auth.tenant_auth_api_key',
         'auth.tenant_auth_audit_event',
         'auth.tenant_auth_domain',
         'auth.tenant_auth_mfa_challenge',

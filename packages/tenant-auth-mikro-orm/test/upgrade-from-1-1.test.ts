@@ -14,6 +14,7 @@ import { authOn, createTestPostgres, TEST_DATABASE_URL } from './support/databas
 const ROLES_TOKENS_OUTBOX_AUDIT = 'tenant-auth-20261122153000-roles-tokens-outbox-audit';
 const SECOND_FACTOR = 'tenant-auth-20261127120000-second-factor';
 const PASSKEYS = 'tenant-auth-20261127140000-passkeys';
+const API_KEYS = 'tenant-auth-20261127160000-api-keys';
 const PASSWORD = 'Tr1cky-Harbour-Lantern';
 const REFRESH_SECRET = 'mikro-orm-test-refresh-secret-0123456789';
 const T0 = new Date('2026-01-01T00:00:00.000Z');
@@ -83,11 +84,17 @@ async function upgradesFrom11(orm: CoreMikroORM): Promise<void> {
      values (?, ?, ?, ?, ?, ?::timestamptz, 0, ?::timestamptz)`,
     [messageId, tenantId, row.template, row.to, sealedAs11(content, row), T0.toISOString(), T0.toISOString()],
   );
+  const eventId = randomUUID();
+  await run(
+    `insert into tenant_auth_audit_event (tenant_id, id, type, at, actor_id) values (?, ?, 'login_succeeded', ?::timestamptz, ?)`,
+    [tenantId, eventId, later, userId],
+  );
 
   expect(await runTenantAuthMigrations(orm)).toEqual([
     SECOND_FACTOR,
     PASSKEYS,
     'tenant-auth-20261127150000-single-sign-on',
+    API_KEYS,
   ]);
   expect(await orm.schema.getUpdateSchemaSQL({ wrap: false })).toMatch(/^(\s|set names[^\n]*)*$/i);
 
@@ -97,6 +104,10 @@ async function upgradesFrom11(orm: CoreMikroORM): Promise<void> {
     authTime: new Date(later),
   });
   expect((await stores.tenants.findById(tenantId))?.requireMfa).toBe(false);
+  // Issue 32: every 1.1 event was a user's (or nobody's).
+  expect(await stores.auditEvents.list(tenantId, { limit: 10 })).toMatchObject([
+    { id: eventId, actorId: userId, actorType: 'user' },
+  ]);
 
   // The mail 1.1 sealed is delivered by 1.2, with the refresh secret's key (even beside data keys of its own).
   const sent: MailMessage[] = [];

@@ -23,7 +23,14 @@ const BASE64URL_RUN = /[A-Za-z0-9_-]{20,}/g;
 const HEX64_RUN = /(?<![0-9a-fA-F])[0-9a-fA-F]{64}(?![0-9a-fA-F])/g;
 const BCRYPT_BODY_RUN = /[./A-Za-z0-9]{53}/g;
 
-export type LeakKind = 'password' | 'token' | 'token-signature' | 'bcrypt-hash' | 'refresh-hash';
+export type LeakKind =
+  | 'password'
+  | 'token'
+  | 'token-signature'
+  | 'bcrypt-hash'
+  | 'refresh-hash'
+  | 'api-key'
+  | 'api-key-hash';
 
 export interface Leak {
   kind: LeakKind;
@@ -42,6 +49,21 @@ export class SecretSet {
   readonly refreshHashes = new Set<string>();
   /** The 53 characters after `$2b$NN$` of stored bcrypt hashes (found with or without the prefix). */
   readonly bcryptBodies = new Set<string>();
+  /** API key secrets (`tak_…`) and their 43-character bodies: either one found is a leak. */
+  readonly apiKeys = new Set<string>();
+  /** SHA-256 (hex) of API key secrets: how the server stores them (`tenant_auth_api_key.secret_hash`). */
+  readonly apiKeyHashes = new Set<string>();
+
+  /** An API key's secret, its body without `tak_`, and the hash the server stores of it. */
+  addApiKey(secret: string): void {
+    this.apiKeys.add(secret);
+    this.apiKeys.add(secret.slice(4));
+    this.apiKeyHashes.add(refreshHashOf(secret));
+  }
+
+  addApiKeyHash(hash: string | null | undefined): void {
+    if (hash) this.apiKeyHashes.add(hash.trim().toLowerCase());
+  }
 
   /** Passwords shorter than 8 characters would match ordinary text; the tests use long ones. */
   addPassword(password: string): void {
@@ -94,9 +116,11 @@ export class SecretSet {
     for (const m of text.matchAll(JWT_PATTERN)) if (this.tokens.has(m[0])) report('token', m[0]);
     for (const m of text.matchAll(BASE64URL_RUN)) {
       if (this.signatures.has(m[0])) report('token-signature', m[0]);
+      if (this.apiKeys.has(m[0])) report('api-key', m[0]);
     }
     for (const m of text.matchAll(HEX64_RUN)) {
       if (this.refreshHashes.has(m[0].toLowerCase())) report('refresh-hash', m[0]);
+      if (this.apiKeyHashes.has(m[0].toLowerCase())) report('api-key-hash', m[0]);
     }
     const bcrypt = BCRYPT_PATTERN.exec(text);
     if (bcrypt) report('bcrypt-hash', bcrypt[0]);
@@ -112,10 +136,13 @@ export class SecretSet {
   }
 }
 
-/** What the database stores that is secret: every bcrypt hash and every current or previous refresh hash. */
+/**
+ * What the database stores that is secret: every bcrypt hash, every current or previous refresh hash, and
+ * every API key's secret hash.
+ */
 export async function storedSecrets(
   orm: MikroORM,
-): Promise<{ passwordHashes: string[]; refreshHashes: string[] }> {
+): Promise<{ passwordHashes: string[]; refreshHashes: string[]; apiKeyHashes: string[] }> {
   const connection = orm.em.fork().getConnection();
   const users: { password_hash: string }[] = await connection.execute(
     'select password_hash from tenant_auth_user',
@@ -123,7 +150,11 @@ export async function storedSecrets(
   const sessions: { refresh_hash: string; previous_refresh_hash: string | null }[] = await connection.execute(
     'select refresh_hash, previous_refresh_hash from tenant_auth_session',
   );
+  const keys: { secret_hash: string }[] = await connection.execute(
+    'select secret_hash from tenant_auth_api_key',
+  );
   return {
+    apiKeyHashes: keys.map((k) => k.secret_hash.trim()),
     passwordHashes: users.map((u) => u.password_hash),
     refreshHashes: sessions.flatMap((s) =>
       s.previous_refresh_hash ? [s.refresh_hash, s.previous_refresh_hash] : [s.refresh_hash],

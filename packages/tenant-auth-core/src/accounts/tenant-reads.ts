@@ -1,4 +1,4 @@
-import type { AccessClaims } from '../claims.js';
+import type { Principal } from '../claims.js';
 import { TenantAuthError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
 import type { Tenant } from '../records.js';
@@ -6,7 +6,7 @@ import type { TenantStore } from '../stores/tenant-auth-stores.js';
 
 /** @internal Tenant reads, scoped by the verified token: any other id is "not found", never "forbidden". */
 export function createTenantReads(tenants: TenantStore) {
-  async function getTenant(claims: AccessClaims, rawTenantId: string): Promise<Tenant> {
+  async function getTenant(claims: Principal, rawTenantId: string): Promise<Tenant> {
     const tenantId = normalizeUuid(rawTenantId);
     if (tenantId === null || tenantId !== claims.tenantId)
       throw new TenantAuthError('not_found', 'Not found.');
@@ -15,5 +15,5 @@ export function createTenantReads(tenants: TenantStore) {
     const { id, slug, name, createdAt } = tenant;
     return { id, slug, name, createdAt };
   }
-  return { getTenant, getMyTenant: (claims: AccessClaims) => getTenant(claims, claims.tenantId) };
+  return { getTenant, getMyTenant: (claims: Principal) => getTenant(claims, claims.tenantId) };
 }

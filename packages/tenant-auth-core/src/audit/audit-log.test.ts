@@ -108,6 +108,11 @@ describe('audit log', () => {
     expect((await ssoSignIn(t, 'dan@example.com')).ok).toBe(true); // sso_user_provisioned, sso_login
     await t.auth.removeSso(recent, ctx); // sso_removed
     await t.auth.removeDomain(recent, 'example.com', ctx); // domain_removed
+    // Issue 32: API keys; what a key does is recorded as the key's.
+    const created = await t.auth.createApiKey(recent, { name: 'CI', role: 'admin' }, ctx); // api_key_created
+    const key = await t.auth.verifyApiKey(created.secret);
+    const byKey = await t.auth.createInvitation(key, { email: 'y@example.com', role: 'member' }, ctx);
+    await t.auth.revokeApiKey(recent, created.apiKey.id, ctx); // api_key_revoked
     await t.auth.whenIdle();
     // Enrolling revoked Ada's other sessions: she reads the log from the one she reauthenticated.
     ada.claims = recent;
@@ -137,10 +142,22 @@ describe('audit log', () => {
       ...totp.recoveryCodes,
       challenge,
       'sso-client-secret-for-unit-tests',
+      created.secret,
     ]) {
       expect(json).not.toContain(secret);
     }
     expect(json).not.toMatch(/\$2[aby]\$/);
+    expect(stored.find((e) => e.type === 'invitation_created' && e.subjectId === byKey.id)).toMatchObject({
+      actorId: created.apiKey.id,
+      actorType: 'api_key',
+      sessionId: null,
+    });
+    expect(stored.find((e) => e.type === 'api_key_created')).toMatchObject({
+      actorId: ada.user.id,
+      actorType: 'user',
+      subjectId: created.apiKey.id,
+    });
+    expect(stored.filter((e) => e.actorType === 'api_key')).toHaveLength(1);
     expect(stored.find((e) => e.type === 'member_removed')).toMatchObject({
       actorId: ada.user.id,
       subjectId: cat.user.id,

@@ -1,5 +1,5 @@
-import { actingUser } from '../authorization.js';
-import type { AccessClaims } from '../claims.js';
+import { actingPrincipal } from '../authorization.js';
+import type { Principal } from '../claims.js';
 import { type FieldError, validationError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
 import { AUDIT_EVENT_TYPES, type AuditEvent, type AuditEventType } from '../records.js';
@@ -50,10 +50,10 @@ const decodeCursor = (cursor: string) =>
 export function createAuditLog(services: Pick<Services, 'stores' | 'clock'>) {
   const { stores, clock } = services;
   return async function listAuditEvents(
-    claims: AccessClaims,
+    principal: Principal,
     input: AuditEventListInput = {},
   ): Promise<AuditEventPage> {
-    await actingUser(stores, claims, clock.now(), 'admin');
+    await actingPrincipal(stores, principal, clock.now(), 'admin');
     const errors: FieldError[] = [];
     const rawLimit = input.limit ?? AUDIT_PAGE.default;
     const limit = typeof rawLimit === 'string' && /^\d{1,4}$/.test(rawLimit) ? Number(rawLimit) : rawLimit;
@@ -81,7 +81,7 @@ export function createAuditLog(services: Pick<Services, 'stores' | 'clock'>) {
     if (errors.length > 0) throw validationError(errors);
 
     const pageSize = limit as number;
-    const events = await stores.auditEvents.list(claims.tenantId, {
+    const events = await stores.auditEvents.list(principal.tenantId, {
       limit: pageSize + 1,
       before: before ?? undefined,
       type: type as AuditEventType | undefined,

@@ -1,6 +1,6 @@
 import type { Role } from '../members/roles.js';
 import type { RateLimitBudget } from '../rate-limit/rate-limit-result.js';
-import type { AuditEventType, RequestContext } from '../records.js';
+import type { ActorType, AuditEventType, RequestContext } from '../records.js';
 
 /**
  * What every auth event carries: what happened, when, in which tenant, who did it to whom, where from.
@@ -14,8 +14,10 @@ export interface AuthEventBase {
   id: string;
   at: Date;
   tenantId: string;
-  /** Who acted: the signed-in user; `null` when nobody authenticated did (a reset by link). */
+  /** Who acted: the signed-in user or the API key; `null` when nobody authenticated did (a reset by link). */
   actorId: string | null;
+  /** What `actorId` is: `user` (also when nobody authenticated acted) or `api_key`. */
+  actorType: ActorType;
   /** Whom or what it was done to: a user, or an invitation for the invitation events. */
   subjectId: string | null;
   sessionId: string | null;
@@ -44,8 +46,9 @@ export type LoginFailureReason = 'wrong_password' | 'unknown_email' | 'throttled
  */
 export type UnattributedEventBase = Omit<
   AuthEventBase,
-  'tenantId' | 'actorId' | 'subjectId' | 'sessionId'
+  'tenantId' | 'actorId' | 'subjectId' | 'sessionId' | 'actorType'
 > & {
+  actorType: 'user';
   tenantId: null;
   actorId: null;
   subjectId: null;

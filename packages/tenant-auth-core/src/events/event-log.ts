@@ -1,7 +1,7 @@
 import type { Clock, RandomBytes } from '../clock.js';
 import { uuidv7 } from '../ids.js';
 import type { Logger } from '../logger.js';
-import type { AuditEventRecord, RequestContext } from '../records.js';
+import type { ActorType, AuditEventRecord, RequestContext } from '../records.js';
 import type { TenantAuthStores, TransactionStores } from '../stores/tenant-auth-stores.js';
 import { type AuthEvent, type AuthEventBase, requestFields } from './auth-event.js';
 
@@ -11,6 +11,8 @@ export interface EventParties {
   actorId: string | null;
   subjectId: string | null;
   sessionId: string | null;
+  /** What `actorId` is; default `user`. */
+  actorType?: ActorType;
 }
 
 /** @internal The audit record of an event of a tenant: its common fields, never its details. */
@@ -21,6 +23,7 @@ export function auditRecordOf(event: AuthEvent & { tenantId: string }): AuditEve
     type: event.type as AuditEventRecord['type'],
     at: event.at,
     actorId: event.actorId,
+    actorType: event.actorType,
     subjectId: event.subjectId,
     sessionId: event.sessionId,
     ipAddress: event.ipAddress,
@@ -46,8 +49,9 @@ export interface EventLog {
   /** The base of an event that belongs to no tenant. */
   unattributed(context: RequestContext): Omit<
     AuthEventBase,
-    'tenantId' | 'actorId' | 'subjectId' | 'sessionId'
+    'tenantId' | 'actorId' | 'subjectId' | 'sessionId' | 'actorType'
   > & {
+    actorType: 'user';
     tenantId: null;
     actorId: null;
     subjectId: null;
@@ -89,9 +93,10 @@ export function createEventLog(deps: {
     return { id: uuidv7({ now: () => at }, random), at, ...requestFields(context) };
   };
   return {
-    base: (parties, context) => ({ ...stamp(context), ...parties }),
+    base: (parties, context) => ({ ...stamp(context), ...parties, actorType: parties.actorType ?? 'user' }),
     unattributed: (context) => ({
       ...stamp(context),
+      actorType: 'user',
       tenantId: null,
       actorId: null,
       subjectId: null,

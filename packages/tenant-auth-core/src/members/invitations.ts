@@ -1,6 +1,6 @@
 import { optionalText } from '../accounts/inputs.js';
-import { actingUser, assertEmailVerified, invalidRole } from '../authorization.js';
-import type { AccessClaims, TokenResponse } from '../claims.js';
+import { actingPrincipal, assertEmailVerified, invalidRole } from '../authorization.js';
+import type { Principal, TokenResponse } from '../claims.js';
 import { parseEmail } from '../email.js';
 import {
   type FieldError,
@@ -68,11 +68,11 @@ function createInvitationSending(services: Services) {
 
   return {
     async create(
-      claims: AccessClaims,
+      principal: Principal,
       input: CreateInvitationInput,
       context: RequestContext = {},
     ): Promise<Invitation> {
-      const caller = await actingUser(stores, claims, clock.now(), 'admin');
+      const caller = await actingPrincipal(stores, principal, clock.now(), 'admin');
       const errors: FieldError[] = [];
       const email = parseEmail(input?.email);
       if (!email.ok) errors.push(email.error);
@@ -91,11 +91,11 @@ function createInvitationSending(services: Services) {
       const invitation = await events.transaction(async (tx, record) => {
         // Checked again under the lock of role changes and removals, as they are: a "sign out
         // everywhere", a removal or a demotion that committed since the check above stops it here.
-        if (!(await tx.tenants.lock(claims.tenantId))) throw notFound();
-        const inviter = await actingUser(tx, claims, clock.now(), 'admin');
+        if (!(await tx.tenants.lock(principal.tenantId))) throw notFound();
+        const inviter = await actingPrincipal(tx, principal, clock.now(), 'admin');
         if (role === 'owner' && inviter.role !== 'owner')
           throw forbidden('Only an owner may invite an owner.');
-        const tenant = await tx.tenants.findById(claims.tenantId);
+        const tenant = await tx.tenants.findById(principal.tenantId);
         if (!tenant) throw notFound();
         const { token, record: issued } = await oneTimeTokens.issue(tx, {
           kind: 'invitation',
@@ -103,7 +103,8 @@ function createInvitationSending(services: Services) {
           userId: null,
           email: email.email,
           role,
-          createdBy: caller.id,
+          // A key's invitation is as good as the key's creator (checked again on acceptance).
+          createdBy: caller.accountableUserId,
           lifetimeSeconds: services.invitationTtlSeconds,
         });
         await mail.enqueue(tx, {
@@ -115,14 +116,15 @@ function createInvitationSending(services: Services) {
             lifetimeSeconds: services.invitationTtlSeconds,
             tenantName: tenant.name,
             role,
-            invitedBy: caller.email,
+            invitedBy: caller.label,
           },
         });
         const parties = {
           tenantId: tenant.id,
           actorId: caller.id,
+          actorType: caller.actorType,
           subjectId: issued.id,
-          sessionId: claims.sessionId,
+          sessionId: caller.sessionId,
         };
         await record({ type: 'invitation_created', role, ...events.base(parties, context) });
         return invitationOf(issued);
@@ -140,26 +142,27 @@ export function createInvitations(services: Services) {
   return {
     ...createInvitationSending(services),
 
-    async list(claims: AccessClaims): Promise<Invitation[]> {
-      await actingUser(stores, claims, clock.now(), 'admin');
+    async list(principal: Principal): Promise<Invitation[]> {
+      await actingPrincipal(stores, principal, clock.now(), 'admin');
       const limit = LIST_LIMITS.invitations;
-      const pending = await stores.oneTimeTokens.listPending(claims.tenantId, 'invitation', clock.now(), {
+      const pending = await stores.oneTimeTokens.listPending(principal.tenantId, 'invitation', clock.now(), {
         limit,
       });
       return pending.slice(0, limit).map(invitationOf);
     },
 
-    async revoke(claims: AccessClaims, rawId: string, context: RequestContext = {}): Promise<void> {
-      const caller = await actingUser(stores, claims, clock.now(), 'admin');
+    async revoke(principal: Principal, rawId: string, context: RequestContext = {}): Promise<void> {
+      const caller = await actingPrincipal(stores, principal, clock.now(), 'admin');
       const id = normalizeUuid(rawId);
       if (id === null) throw notFound();
       await events.transaction(async (tx, record) => {
-        if (!(await tx.oneTimeTokens.revoke(claims.tenantId, 'invitation', id))) throw notFound();
+        if (!(await tx.oneTimeTokens.revoke(principal.tenantId, 'invitation', id))) throw notFound();
         const parties = {
-          tenantId: claims.tenantId,
+          tenantId: principal.tenantId,
           actorId: caller.id,
+          actorType: caller.actorType,
           subjectId: id,
-          sessionId: claims.sessionId,
+          sessionId: caller.sessionId,
         };
         await record({ type: 'invitation_revoked', ...events.base(parties, context) });
       });

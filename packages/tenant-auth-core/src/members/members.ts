@@ -1,5 +1,12 @@
-import { actingUser, assertEmailVerified, currentUser, invalidRole, memberOf } from '../authorization.js';
-import type { AccessClaims } from '../claims.js';
+import {
+  type Actor,
+  actingPrincipal,
+  assertEmailVerified,
+  currentPrincipal,
+  invalidRole,
+  memberOf,
+} from '../authorization.js';
+import type { Principal } from '../claims.js';
 import { forbidden, notFound, TenantAuthError } from '../errors.js';
 import { normalizeUuid } from '../ids.js';
 import { LIST_LIMITS } from '../list-limits.js';
@@ -20,7 +27,7 @@ const lastOwner = () =>
  */
 async function checkChange(
   tx: TransactionStores,
-  caller: UserRecord,
+  caller: Actor,
   target: UserRecord,
   change: { to: Role } | 'remove',
 ): Promise<void> {
@@ -37,11 +44,11 @@ export function createMembers(services: Services) {
 
   /** Runs a change to one member under the tenant lock, with the caller re-read inside it. */
   async function underLock<T>(
-    claims: AccessClaims,
+    principal: Principal,
     rawUserId: string,
     fn: (
       tx: TransactionStores,
-      caller: UserRecord,
+      caller: Actor,
       target: UserRecord,
       record: Parameters<Parameters<typeof events.transaction>[0]>[1],
     ) => Promise<T>,
@@ -49,30 +56,30 @@ export function createMembers(services: Services) {
     const userId = normalizeUuid(rawUserId);
     // Checked before the lock too, so a member (or a removed account with a live token) cannot make the
     // tenant's writers wait; checked again under it, where it counts.
-    await actingUser(stores, claims, clock.now(), 'admin');
+    await actingPrincipal(stores, principal, clock.now(), 'admin');
     return events.transaction(async (tx, record) => {
-      await tx.tenants.lock(claims.tenantId);
-      const caller = await actingUser(tx, claims, clock.now(), 'admin');
-      const target = userId === null ? null : await tx.users.findById(claims.tenantId, userId);
+      await tx.tenants.lock(principal.tenantId);
+      const caller = await actingPrincipal(tx, principal, clock.now(), 'admin');
+      const target = userId === null ? null : await tx.users.findById(principal.tenantId, userId);
       if (!target) throw notFound();
       return fn(tx, caller, target, record);
     });
   }
 
   return {
-    async list(claims: AccessClaims): Promise<Member[]> {
-      await currentUser(stores, claims);
+    async list(principal: Principal): Promise<Member[]> {
+      await currentPrincipal(stores, principal, clock.now());
       const limit = LIST_LIMITS.members;
-      return (await stores.users.listByTenant(claims.tenantId, { limit })).slice(0, limit).map(memberOf);
+      return (await stores.users.listByTenant(principal.tenantId, { limit })).slice(0, limit).map(memberOf);
     },
 
     async changeRole(
-      claims: AccessClaims,
+      principal: Principal,
       rawUserId: string,
       role: unknown,
       context: RequestContext = {},
     ): Promise<Member> {
-      return underLock(claims, rawUserId, async (tx, caller, target, record) => {
+      return underLock(principal, rawUserId, async (tx, caller, target, record) => {
         if (!isRole(role)) throw invalidRole();
         if (target.role === role) return memberOf(target);
         await checkChange(tx, caller, target, { to: role });
@@ -82,8 +89,9 @@ export function createMembers(services: Services) {
         const parties = {
           tenantId: target.tenantId,
           actorId: caller.id,
+          actorType: caller.actorType,
           subjectId: target.id,
-          sessionId: claims.sessionId,
+          sessionId: caller.sessionId,
         };
         await record({
           type: 'member_role_changed',
@@ -95,8 +103,8 @@ export function createMembers(services: Services) {
       });
     },
 
-    async remove(claims: AccessClaims, rawUserId: string, context: RequestContext = {}): Promise<void> {
-      await underLock(claims, rawUserId, async (tx, caller, target, record) => {
+    async remove(principal: Principal, rawUserId: string, context: RequestContext = {}): Promise<void> {
+      await underLock(principal, rawUserId, async (tx, caller, target, record) => {
         await checkChange(tx, caller, target, 'remove');
         // Deleting the user deletes its sessions in the same transaction: no request of it gets through
         // a session check once this commits.
@@ -104,8 +112,9 @@ export function createMembers(services: Services) {
         const parties = {
           tenantId: target.tenantId,
           actorId: caller.id,
+          actorType: caller.actorType,
           subjectId: target.id,
-          sessionId: claims.sessionId,
+          sessionId: caller.sessionId,
         };
         await record({ type: 'member_removed', ...events.base(parties, context) });
       });

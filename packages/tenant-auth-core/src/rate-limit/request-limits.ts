@@ -31,7 +31,7 @@ export interface RequestLimits {
    * Counts a request of a client against a per-client budget; throws `rate_limited` (carrying the
    * refusing budget) when over it. A `strict` request counts against its network's aggregate budget too.
    */
-  consume(budget: ClientBudget, context: RequestContext): Promise<RateLimitResult>;
+  consume(budget: ClientBudget, context: RequestContext, apiKeyId?: string): Promise<RateLimitResult>;
   readonly loginThrottle: LoginThrottle;
   /**
    * Wrong second-factor answers per account (keyed by the user's id): `mfaFailuresPerAccount` from one
@@ -105,7 +105,14 @@ export function createRequestLimits(
       .digest('hex')
       .slice(0, 32);
   return {
-    async consume(name, context) {
+    async consume(name, context, apiKeyId) {
+      // A request authenticated by an API key has the general budget of its own: keyed by the key, so
+      // one back-end's keys do not share (or exhaust) the budget of the address they call from.
+      if (apiKeyId !== undefined && name === 'general') {
+        const result = await general.consume([`key:${apiKeyId}`]);
+        if (!result.allowed) throw rateLimited(result, 'Too many requests with this API key. Retry later.');
+        return publicResult(result);
+      }
       const keys = clientKeys(context.ipAddress ?? '');
       if (name === 'strict') {
         const aggregate = await network.consume([keys.network]);

@@ -7,7 +7,7 @@ const NEW_PASSWORD = 'Quiet-Orchard-Compass-91';
 /** Every administration and account change, done with `claims`: the code each one answered. */
 async function changes(
   t: ReturnType<typeof setup>,
-  claims: Parameters<typeof t.auth.listMembers>[0],
+  claims: Parameters<typeof t.auth.listSessions>[0],
   other: string,
 ) {
   return {

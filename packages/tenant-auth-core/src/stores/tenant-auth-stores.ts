@@ -10,6 +10,7 @@ import type {
   TenantRecord,
   UserRecord,
 } from '../records.js';
+import type { ApiKeyStore } from './api-key-store.js';
 import type { FactorStore } from './factor-store.js';
 import type { PasskeyStore } from './passkey-store.js';
 import type { SsoStore } from './sso-store.js';
@@ -357,6 +358,7 @@ export interface TransactionStores {
   readonly factors: FactorStore;
   readonly passkeys: PasskeyStore;
   readonly sso: SsoStore;
+  readonly apiKeys: ApiKeyStore;
 }
 
 /**

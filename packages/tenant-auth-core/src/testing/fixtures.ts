@@ -109,6 +109,7 @@ export function auditEvent(tenantId: string, overrides: Partial<AuditEventRecord
     type: 'login_succeeded',
     at: at(0),
     actorId: null,
+    actorType: 'user',
     subjectId: null,
     sessionId: null,
     ipAddress: '203.0.113.7',

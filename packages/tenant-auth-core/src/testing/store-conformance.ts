@@ -1,4 +1,5 @@
 import type { TenantAuthStores, UserRecord } from '../store-kit.js';
+import { apiKeyCases } from './conformance/api-keys.js';
 import { auditListCases, auditWriteCases, rotationEventCases } from './conformance/audit-events.js';
 import type { ConformanceContext } from './conformance/context.js';
 import {
@@ -79,6 +80,7 @@ const CASES: ((context: ConformanceContext) => void)[] = [
   webauthnChallengeCases,
   domainCases,
   ssoConnectionCases,
+  apiKeyCases,
 ];
 
 /**

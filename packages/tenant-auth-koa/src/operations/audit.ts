@@ -13,6 +13,7 @@ export const AUDIT_OPERATIONS = [
     method: 'GET',
     path: '/tenants/me/audit-events',
     caller: 'admin',
+    apiKeys: true,
     budget: 'general',
     tag: 'audit',
     summary: "The tenant's audit log, newest first.",

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { TenantAuth } from 'tenant-auth-core';
 import type { z } from 'zod';
-import type { AuthContext, AuthState } from '../auth-state.js';
+import type { AuthContext, AuthState, PrincipalContext } from '../auth-state.js';
 import type { ResolvedCookieOptions } from '../cookies.js';
 import type { HealthCheck } from '../health.js';
 import type { requestSchemas } from '../http-contract.js';
@@ -62,12 +62,12 @@ export type Caller = 'none' | 'access' | 'admin' | 'refresh' | 'logout' | 'setup
 export type Tag = 'auth' | 'mfa' | 'tenants' | 'sessions' | 'members' | 'recovery' | 'audit' | 'meta' | 'sso';
 
 /** @internal What the handler of an operation gets. */
-export interface OperationInput<P extends string, B, Q, C extends Caller> {
+export interface OperationInput<P extends string, B, Q, C extends Caller, K = undefined> {
   ctx: Context & { params: Record<string, string>; state: Partial<AuthState> };
   /** The path parameters, decoded. */
   params: ParamsOf<P>;
-  /** The caller, when the operation takes an access token. */
-  caller: C extends 'access' | 'admin' ? AuthContext : undefined;
+  /** The caller, when the operation takes an access token (or, where it accepts them, an API key). */
+  caller: C extends 'access' | 'admin' ? (K extends true ? PrincipalContext : AuthContext) : undefined;
   body: B extends BodyName ? BodyOf<B> : undefined;
   query: Q extends QueryName ? QueryOf<Q> : undefined;
 }
@@ -103,6 +103,7 @@ export interface Operation<
   R extends z.ZodType | undefined = z.ZodType | undefined,
   C extends Caller = Caller,
   S extends true | undefined = true | undefined,
+  K extends true | undefined = true | undefined,
 > {
   /** The OpenAPI `operationId` (and the client's name of it). */
   id: string;
@@ -110,6 +111,11 @@ export interface Operation<
   /** Below the prefix, `:name` parameters (`{name}` in the document). */
   path: P;
   caller: C;
+  /**
+   * Whether an API key may call it (API.md 1.2, "API keys": the routes about the tenant). Otherwise a
+   * request bearing a key is answered `403 forbidden` (`401 invalid_token` when the key does not verify).
+   */
+  apiKeys?: K;
   /**
    * The rate-limit budget: `strict` for what checks credentials, sends mail or creates accounts (and
    * answers whether an address has an account), `general` for the rest.
@@ -160,7 +166,7 @@ export interface Operation<
    * and the body), or, with `answersItself`, answers it all itself.
    */
   handler: (
-    input: OperationInput<P, B, Q, C>,
+    input: OperationInput<P, B, Q, C, K>,
     settings: RouteSettings,
   ) => S extends true
     ? Promise<void> | void
@@ -188,6 +194,7 @@ export function defineOperation<
   R extends z.ZodType | undefined = undefined,
   C extends Caller = Caller,
   S extends true | undefined = undefined,
->(operation: Operation<P, B, Q, R, C, S>): Operation {
+  K extends true | undefined = undefined,
+>(operation: Operation<P, B, Q, R, C, S, K>): Operation {
   return operation as unknown as Operation;
 }

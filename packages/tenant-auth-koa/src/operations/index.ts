@@ -1,4 +1,5 @@
 import { ACCOUNT_OPERATIONS } from './account.js';
+import { API_KEY_OPERATIONS } from './api-keys.js';
 import { AUDIT_OPERATIONS } from './audit.js';
 import { AUTH_OPERATIONS } from './auth.js';
 import type { Operation } from './define.js';
@@ -31,6 +32,7 @@ export const OPERATIONS: readonly Operation[] = Object.freeze([
   ...SSO_OPERATIONS,
   ...META_OPERATIONS,
   ...PASSKEY_OPERATIONS,
+  ...API_KEY_OPERATIONS,
 ]);
 
 /** @internal Whether an operation is served (and documented) with these options. */

@@ -15,6 +15,7 @@ export const INVITATION_OPERATIONS = [
     method: 'POST',
     path: '/tenants/me/invitations',
     caller: 'admin',
+    apiKeys: true,
     // It answers whether an address has an account (email_taken), so it is no faster a probe than registration.
     budget: 'strict',
     tag: 'members',
@@ -36,6 +37,7 @@ export const INVITATION_OPERATIONS = [
     method: 'GET',
     path: '/tenants/me/invitations',
     caller: 'admin',
+    apiKeys: true,
     budget: 'general',
     tag: 'members',
     summary: 'Pending invitations.',
@@ -50,6 +52,7 @@ export const INVITATION_OPERATIONS = [
     method: 'DELETE',
     path: '/tenants/me/invitations/:id',
     caller: 'admin',
+    apiKeys: true,
     budget: 'general',
     tag: 'members',
     summary: 'Revoke a pending invitation; its link stops working.',

@@ -68,6 +68,7 @@ export const META_OPERATIONS = [
     method: 'GET',
     path: '/health',
     caller: 'access',
+    apiKeys: true,
     budget: 'general',
     tag: 'meta',
     summary: 'Service and database health.',

@@ -7,9 +7,8 @@ import {
   TenantAuthError,
   type VerifyMfaInput,
 } from 'tenant-auth-core';
-import type { AuthContext } from '../auth-state.js';
 import { setTokenCookies } from '../cookies.js';
-import { authenticate } from '../guards.js';
+import { authenticate, keyRefused } from '../guards.js';
 import {
   recoveryCodesSchema,
   securityPolicySchema,
@@ -47,7 +46,8 @@ export async function enrollingCaller(ctx: Context, settings: RouteSettings): Pr
   const verifying = authenticate(settings.auth, ctx, { tokenPlaces, origins: settings.origins });
   if (verifying === undefined)
     throw new TenantAuthError('invalid_token', 'An access token or an mfaToken is required.');
-  const claims: AuthContext = await verifying;
+  const claims = await verifying;
+  if (claims.actorType === 'api_key') throw keyRefused();
   return { claims };
 }
 

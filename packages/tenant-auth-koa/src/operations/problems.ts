@@ -16,7 +16,12 @@ export function problemCodesOf(operation: Operation): ProblemCode[] {
   const codes: ProblemCode[] = [...(operation.problems ?? [])];
   if (unsafe) codes.push('validation_failed', 'invalid_json', 'payload_too_large', 'unsupported_media_type');
   if (caller !== 'none') codes.push('invalid_token');
-  if (caller === 'admin') codes.push('forbidden');
+  // `forbidden`: a role below the route's, or an API key where keys are not accepted (API.md 1.2).
+  if (
+    caller === 'admin' ||
+    (!operation.apiKeys && (caller !== 'none' || operation.path.startsWith('/auth/')))
+  )
+    codes.push('forbidden');
   if (operation.recent) codes.push('reauthentication_required');
   if (caller !== 'none' && unsafe) codes.push('csrf_rejected');
   codes.push('method_not_allowed', 'rate_limited', 'internal_error');

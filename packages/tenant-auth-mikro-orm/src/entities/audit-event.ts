@@ -1,4 +1,11 @@
-import { defineEntity, type EntitySchema, type InferEntity, type PrimaryKeyProp, p } from '@mikro-orm/core';
+import {
+  defineEntity,
+  type EntitySchema,
+  type InferEntity,
+  type Opt,
+  type PrimaryKeyProp,
+  p,
+} from '@mikro-orm/core';
 import type { Mutual } from './mutual.js';
 import { tenantAuthTenantSchema } from './tenant.js';
 
@@ -16,6 +23,8 @@ export interface TenantAuthAuditEventEntity {
   type: string;
   at: Date;
   actorId?: string | null;
+  /** `user` or `api_key` (1.2): what `actorId` is. */
+  actorType: Opt<string>;
   subjectId?: string | null;
   sessionId?: string | null;
   ipAddress?: string | null;
@@ -35,6 +44,7 @@ export const tenantAuthAuditEventSchema = defineEntity({
     type: p.text().fieldName('type'),
     at: p.datetime().fieldName('at').index('tenant_auth_audit_event_at_idx'),
     actorId: p.uuid().nullable().fieldName('actor_id'),
+    actorType: p.text().fieldName('actor_type').default('user'),
     subjectId: p.uuid().nullable().fieldName('subject_id'),
     sessionId: p.uuid().nullable().fieldName('session_id'),
     ipAddress: p.text().nullable().fieldName('ip_address'),

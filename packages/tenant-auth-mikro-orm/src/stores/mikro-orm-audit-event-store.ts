@@ -45,6 +45,7 @@ export function mikroOrmAuditEventStore(em: () => EntityManager, scope: () => Sq
           type: event.type,
           at: event.at,
           actorId: event.actorId,
+          actorType: event.actorType,
           subjectId: event.subjectId,
           sessionId: event.sessionId,
           ipAddress: event.ipAddress,

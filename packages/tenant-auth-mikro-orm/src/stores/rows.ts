@@ -144,6 +144,7 @@ export interface AuditEventRow {
   type: string;
   at: Date | string;
   actorId: string | null;
+  actorType: string;
   subjectId: string | null;
   sessionId: string | null;
   ipAddress: string | null;
@@ -153,7 +154,7 @@ export interface AuditEventRow {
 
 /** @internal The columns of `tenant_auth_audit_event`, named as {@link AuditEventRow} names them. */
 export const AUDIT_EVENT_COLUMNS = `id, tenant_id as "tenantId", type, at, actor_id as "actorId",
-  subject_id as "subjectId", session_id as "sessionId", ip_address as "ipAddress", user_agent as "userAgent",
+  actor_type as "actorType", subject_id as "subjectId", session_id as "sessionId", ip_address as "ipAddress", user_agent as "userAgent",
   request_id as "requestId"`;
 
 const dateOrNullish = (value: Date | string | null | undefined): Date | null =>
@@ -196,6 +197,7 @@ export const toAuditEvent = (row: AuditEventRow): AuditEventRecord => ({
   type: row.type as AuditEventRecord['type'],
   at: new Date(row.at),
   actorId: row.actorId ?? null,
+  actorType: row.actorType === 'api_key' ? 'api_key' : 'user',
   subjectId: row.subjectId ?? null,
   sessionId: row.sessionId ?? null,
   ipAddress: row.ipAddress ?? null,

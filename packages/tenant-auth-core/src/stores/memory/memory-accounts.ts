@@ -35,6 +35,10 @@ export function deleteUser(s: MemoryState, user: UserRecord): void {
       s.oneTimeTokens.set(token.id, { ...token, createdBy: null });
     }
   }
+  // An API key belongs to the tenant: it outlives its creator, as an invitation does.
+  for (const key of [...s.apiKeys.values()]) {
+    if (key.createdBy === user.id) s.apiKeys.set(key.id, { ...key, createdBy: null });
+  }
 }
 
 /** @internal */
@@ -57,6 +61,11 @@ export function memoryTenantStore(run: Run): TenantStore {
         const tenant = s.tenants.get(tenantId);
         if (!tenant) return false;
         for (const user of [...s.users.values()]) if (user.tenantId === tenantId) deleteUser(s, user);
+        for (const key of [...s.apiKeys.values()]) {
+          if (key.tenantId !== tenantId) continue;
+          s.apiKeys.delete(key.id);
+          s.apiKeyIdBySecretHash.delete(key.secretHash);
+        }
         for (const token of [...s.oneTimeTokens.values()]) {
           if (token.tenantId !== tenantId) continue;
           s.oneTimeTokens.delete(token.id);

@@ -7,6 +7,7 @@ import type {
   TenantRecord,
   UserRecord,
 } from '../../records.js';
+import type { ApiKeyRecord } from '../api-key-store.js';
 import type { MfaChallengeRecord, TotpFactorRecord } from '../factor-store.js';
 import type { PasskeyRecord, WebAuthnChallengeRecord } from '../passkey-store.js';
 import type { DomainRecord, SsoConnectionRecord, SsoIdentityRecord } from '../sso-store.js';
@@ -49,6 +50,10 @@ export interface MemoryState {
   ssoConnections: Map<string, SsoConnectionRecord>;
   /** By `tenantId|issuer|subject`. */
   ssoIdentities: Map<string, SsoIdentityRecord>;
+  /** By key id. */
+  apiKeys: Map<string, ApiKeyRecord>;
+  /** Secret hashes to key ids. */
+  apiKeyIdBySecretHash: Map<string, string>;
 }
 
 const emptyState = (): MemoryState => ({
@@ -70,6 +75,8 @@ const emptyState = (): MemoryState => ({
   domains: new Map(),
   ssoConnections: new Map(),
   ssoIdentities: new Map(),
+  apiKeys: new Map(),
+  apiKeyIdBySecretHash: new Map(),
 });
 
 /**

@@ -1,5 +1,6 @@
 import type { TenantAuthStores, TransactionStores } from '../tenant-auth-stores.js';
 import { memoryTenantStore, memoryUserStore } from './memory-accounts.js';
+import { memoryApiKeyStore } from './memory-api-keys.js';
 import { memoryAuditEventStore } from './memory-audit-events.js';
 import { MemoryDatabase } from './memory-database.js';
 import { memoryFactorStore } from './memory-factors.js';
@@ -21,6 +22,7 @@ function storesOn(run: Run): TransactionStores {
     factors: memoryFactorStore(run),
     passkeys: memoryPasskeyStore(run),
     sso: memorySsoStore(run),
+    apiKeys: memoryApiKeyStore(run),
   };
 }
 
