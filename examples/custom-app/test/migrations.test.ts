@@ -11,6 +11,8 @@ const TENANT_AUTH = [
   'tenant-auth-20261121132551-initial',
   'tenant-auth-20261122153000-roles-tokens-outbox-audit',
   'tenant-auth-20261127120000-second-factor',
+  'tenant-auth-20261127140000-passkeys',
+  'tenant-auth-20261127150000-single-sign-on',
   'tenant-auth-20261127160000-api-keys',
 ];
 const APP = 'app-20261122145222-create-project';
