@@ -3,8 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   expectFlash,
   freshEmail,
+  linkIn,
   open,
+  PASSWORD,
   screenshot,
+  signIn,
   signUp,
   startWebEnv,
   type WebEnv,
@@ -13,8 +16,10 @@ import {
 /*
  * The passkey flows of the example app in Chromium, against the reference server, with the DevTools
  * Protocol's virtual authenticator (a CTAP2 platform authenticator with resident keys and user
- * verification): add a passkey, sign out, sign in with it (no email, no password), remove it. The relying
- * party is the server's default from APP_URL: `localhost`, which browsers treat as a secure context.
+ * verification): add a passkey, sign out, sign in with it (no email, no password), remove it; a passkey
+ * as the second step after the password, in the re-authentication dialog, and in the enrolment an
+ * organisation forces. The relying party is the server's default from APP_URL: `localhost`, which
+ * browsers treat as a secure context.
  */
 
 let env: WebEnv;
@@ -46,6 +51,28 @@ async function virtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; auth
   return { cdp, authenticatorId };
 }
 
+/** From any signed-in page to the passkeys page, the way a person finds it: Security, then its section. */
+async function toPasskeys(page: Page): Promise<void> {
+  await page.getByRole('link', { name: 'Security', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'Security' }).waitFor();
+  await page
+    .getByRole('region', { name: 'Passkeys' })
+    .getByRole('link', { name: /passkey/ })
+    .click();
+  await page.getByRole('heading', { level: 1, name: 'Passkeys' }).waitFor();
+}
+
+/** Adds a passkey named `name` on the passkeys page. */
+async function addPasskey(page: Page, name: string): Promise<void> {
+  await toPasskeys(page);
+  await page.getByLabel('Name').fill(name);
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  await expectFlash(page, `Added ${name}.`);
+}
+
+const signCount = async (cdp: CDPSession, authenticatorId: string) =>
+  (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials[0]?.signCount ?? 0;
+
 describe('the example web app: passkeys', () => {
   it('adds a passkey, signs in with it alone after signing out, then removes it', async () => {
     const context = await env.browser.newContext();
@@ -55,8 +82,7 @@ describe('the example web app: passkeys', () => {
     const email = freshEmail('pk');
     await signUp(page, email);
 
-    await page.getByRole('link', { name: 'Passkeys' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Passkeys' }).waitFor();
+    await toPasskeys(page);
     expect(await page.locator('#no-passkeys').textContent()).toContain('no passkeys');
     await page.getByLabel('Name').fill('Work laptop');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
@@ -79,8 +105,7 @@ describe('the example web app: passkeys', () => {
     const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(after.credentials[0]?.signCount).toBeGreaterThan(signed);
 
-    await page.getByRole('link', { name: 'Passkeys' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Passkeys' }).waitFor();
+    await toPasskeys(page);
     expect(await page.locator('#passkeys tbody td').nth(1).textContent()).not.toBe('Never');
     // The passkey session is a recent two-factor one: the removal needs no further proof.
     await page.getByRole('button', { name: 'Remove Work laptop' }).click();
@@ -103,10 +128,7 @@ describe('the example web app: passkeys', () => {
     const page = await open(context, env.appOrigin, '/');
     const { cdp, authenticatorId } = await virtualAuthenticator(page);
     await signUp(page, freshEmail('pk2'));
-    await page.getByRole('link', { name: 'Passkeys' }).click();
-    await page.getByLabel('Name').fill('Laptop');
-    await page.getByRole('button', { name: 'Add a passkey' }).click();
-    await expectFlash(page, 'Added Laptop.');
+    await addPasskey(page, 'Laptop');
     const before = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     const signed = before.credentials[0]?.signCount ?? 0;
     // The sign-up session has no second factor, and the user now has one: removing asks for a recent
@@ -118,5 +140,91 @@ describe('the example web app: passkeys', () => {
     const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     // The authenticator signed for the re-authentication.
     expect(after.credentials[0]?.signCount).toBeGreaterThan(signed);
+  });
+
+  it('signs in with the password, then the passkey as the second step', async () => {
+    const context = await env.browser.newContext();
+    contexts.push(context);
+    const page = await open(context, env.appOrigin, '/');
+    const { cdp, authenticatorId } = await virtualAuthenticator(page);
+    const email = freshEmail('pk3');
+    await signUp(page, email);
+    await addPasskey(page, 'Laptop');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+
+    // The password is right; the user's only factor is the passkey: no code field, the passkey button.
+    await signIn(page, email);
+    await page.getByRole('heading', { level: 1, name: 'Two-step verification' }).waitFor();
+    expect(await page.getByLabel('Authentication code').count()).toBe(0);
+    const signed = await signCount(cdp, authenticatorId);
+    await screenshot(page, 'second-factor-passkey');
+    await page.locator('#second-factor-methods').getByRole('button', { name: 'Use a passkey' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
+    expect(await page.locator('#signed-in-as').textContent()).toBe(email);
+    // The authenticator signed the challenge of POST /auth/mfa/passkey/options.
+    expect(await signCount(cdp, authenticatorId)).toBeGreaterThan(signed);
+    // The session is a two-factor one now: the passkey is removed without any further proof.
+    await toPasskeys(page);
+    await page.getByRole('button', { name: 'Remove Laptop' }).click();
+    await page.getByRole('button', { name: 'Remove passkey' }).click();
+    await expectFlash(page, 'Removed Laptop.');
+    expect(await page.locator('#reauthentication').count()).toBe(0);
+  });
+
+  it('a passkey-only owner confirms with the passkey to require two-step verification; an invitee enrols a passkey', async () => {
+    const owner = freshEmail('pk-owner');
+    const context = await env.browser.newContext();
+    contexts.push(context);
+    const page = await open(context, env.appOrigin, '/');
+    const { cdp, authenticatorId } = await virtualAuthenticator(page);
+    const verification = env.inbox.receive(owner, () => signUp(page, owner, 'Difference Engines'));
+    await page.goto(linkIn(await verification, '/verify-email'));
+    await page.getByText('Your email address is verified.').waitFor();
+    await addPasskey(page, 'Laptop');
+    const signed = await signCount(cdp, authenticatorId);
+
+    // The sign-up session has no second factor: the dialog asks for the passkey alone (no password).
+    await page.getByRole('link', { name: 'Organisation security' }).click();
+    await page.getByLabel('Require two-step verification for every member').check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm it is you' });
+    await dialog.getByRole('button', { name: 'Use a passkey' }).waitFor();
+    expect(await dialog.getByLabel('Password').count()).toBe(0);
+    await screenshot(page, 'reauthentication-passkey');
+    await dialog.getByRole('button', { name: 'Use a passkey' }).click();
+    await expectFlash(page, 'Two-step verification is now required in your organisation.');
+    expect(await page.locator('#reauthentication').count()).toBe(0);
+    expect(await signCount(cdp, authenticatorId)).toBeGreaterThan(signed);
+
+    // An invitee must enrol before getting in: a passkey instead of an authenticator app.
+    const invitee = freshEmail('pk-member');
+    await page.getByRole('link', { name: 'Members' }).click();
+    const form = page.getByRole('region', { name: 'Invite someone' });
+    await form.getByLabel('Email').fill(invitee);
+    const mail = await env.inbox.receive(invitee, () =>
+      form.getByRole('button', { name: 'Send invitation' }).click(),
+    );
+    const link = new URL(linkIn(mail, '/accept-invitation'));
+    const theirs = await env.browser.newContext();
+    contexts.push(theirs);
+    const them = await open(theirs, env.appOrigin, link.pathname + link.search);
+    const authenticator = await virtualAuthenticator(them);
+    await them.getByLabel('Choose a password').fill(PASSWORD);
+    await them.getByRole('button', { name: 'Accept invitation' }).click();
+    await them.getByRole('heading', { level: 1, name: 'Set up two-step verification' }).waitFor();
+    await them.getByRole('img', { name: /QR code/ }).waitFor();
+    await screenshot(them, 'enrolment-passkey');
+    await them.getByRole('button', { name: 'Use a passkey instead' }).click();
+    await them.getByRole('heading', { name: 'Save your recovery codes' }).waitFor();
+    expect(await them.locator('#recovery-codes li').count()).toBe(10);
+    const made = await authenticator.cdp.send('WebAuthn.getCredentials', {
+      authenticatorId: authenticator.authenticatorId,
+    });
+    expect(made.credentials).toHaveLength(1);
+    await them.getByRole('button', { name: 'I have saved my codes' }).click();
+    await them.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
+    expect(await them.locator('#signed-in-as').textContent()).toBe(invitee);
+    await toPasskeys(them);
+    await expect.poll(() => them.locator('#passkeys tbody tr').count()).toBe(1);
   });
 });

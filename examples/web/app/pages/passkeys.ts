@@ -61,14 +61,48 @@ export function passkeySignIn(done: () => Promise<void>): HTMLFormElement {
   return form;
 }
 
-/** Runs `action`; a browser-side failure is shown on `form` in words (the server's problems are thrown on). */
-async function inWords(form: HTMLFormElement, action: () => Promise<unknown>): Promise<void> {
+/**
+ * Runs `action`; a browser-side failure is shown on `form` in words (the server's problems are thrown
+ * on). Resolves `true` when the action succeeded.
+ */
+async function inWords(form: HTMLFormElement, action: () => Promise<unknown>): Promise<boolean> {
   try {
     await action();
+    return true;
   } catch (err) {
     if (isTenantAuthClientError(err) || !(err instanceof Error)) throw err;
     showPasskeyError(form, err);
+    return false;
   }
+}
+
+/**
+ * A form of one "Use a passkey" button (the second step of signing in, the re-authentication dialog,
+ * the forced enrolment): `prove` runs the passkey ceremony, `then` what follows once it succeeded. A
+ * browser-side failure and the server's problems show in the form's own alert. `wrap` lets the caller
+ * handle some problems itself (an expired sign-in step).
+ */
+export function passkeyButton(options: {
+  label: string;
+  prove: () => Promise<unknown>;
+  then: () => Promise<void>;
+  primary?: boolean;
+  wrap?: (run: () => Promise<void>) => Promise<void>;
+}): HTMLFormElement {
+  const wrap = options.wrap ?? ((run) => run());
+  const form: HTMLFormElement = onSubmit(
+    h(
+      'form',
+      { class: 'passkey-option', 'aria-label': options.label },
+      formAlert(),
+      h('button', { type: 'submit', class: options.primary ? undefined : 'secondary' }, options.label),
+    ),
+    () =>
+      wrap(async () => {
+        if (await inWords(form, () => ceremony(options.prove))) await options.then();
+      }),
+  );
+  return form;
 }
 
 /** Makes and registers a passkey named `name`; with a passkey already, a stale sign-in is confirmed with it. */
@@ -139,13 +173,16 @@ addRoute('/passkeys', {
         formAlert(),
         h('button', { type: 'submit' }, 'Add a passkey'),
       ),
-      (values) => inWords(add, () => addPasskey(values.name?.trim() ?? '', passkeys.length > 0)),
+      async (values) => {
+        await inWords(add, () => addPasskey(values.name?.trim() ?? '', passkeys.length > 0));
+      },
     );
 
     main.append(
       h(
         'div',
         { class: 'page-head' },
+        h('p', { class: 'muted' }, h('a', { href: '/security' }, 'Security'), ' › Passkeys'),
         heading('Passkeys'),
         h(
           'p',
