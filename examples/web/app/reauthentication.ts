@@ -26,9 +26,7 @@ export function codeField(method: 'totp' | 'recovery_code'): HTMLDivElement {
 /** What the dialog says it needs. */
 function instructions(withCode: boolean, passkey: boolean, passwordForm: boolean): string {
   if (!passwordForm) return 'For your security, confirm it is you with your passkey to continue.';
-  const code = withCode
-    ? 'enter your password and a code from your second factor'
-    : 'enter your password';
+  const code = withCode ? 'enter your password and a code from your second factor' : 'enter your password';
   return `For your security, ${code}${passkey ? ', or use a passkey,' : ''} to continue.`;
 }
 
@@ -81,7 +79,7 @@ export const reauthenticationDialog: ReauthenticationPrompt = async ({ reauthent
         label: 'Use a passkey',
         primary: !passwordForm,
         prove: () => client.passkeys.reauthenticate(),
-        then: async () => close(true),
+        done: async () => close(true),
       })
     : null;
   const dialog = h(

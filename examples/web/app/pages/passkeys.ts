@@ -78,14 +78,14 @@ async function inWords(form: HTMLFormElement, action: () => Promise<unknown>): P
 
 /**
  * A form of one "Use a passkey" button (the second step of signing in, the re-authentication dialog,
- * the forced enrolment): `prove` runs the passkey ceremony, `then` what follows once it succeeded. A
+ * the forced enrolment): `prove` runs the passkey ceremony, `done` what follows once it succeeded. A
  * browser-side failure and the server's problems show in the form's own alert. `wrap` lets the caller
  * handle some problems itself (an expired sign-in step).
  */
 export function passkeyButton(options: {
   label: string;
   prove: () => Promise<unknown>;
-  then: () => Promise<void>;
+  done: () => Promise<void>;
   primary?: boolean;
   wrap?: (run: () => Promise<void>) => Promise<void>;
 }): HTMLFormElement {
@@ -99,7 +99,7 @@ export function passkeyButton(options: {
     ),
     () =>
       wrap(async () => {
-        if (await inWords(form, () => ceremony(options.prove))) await options.then();
+        if (await inWords(form, () => ceremony(options.prove))) await options.done();
       }),
   );
   return form;

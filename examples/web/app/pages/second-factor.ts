@@ -127,7 +127,7 @@ addRoute('/sign-in/verify', {
           label: 'Use a passkey',
           primary: !withCode,
           prove: () => client.passkeys.verifyMfa(challenge.mfaToken),
-          then: () => finish(step.next, step.welcome),
+          done: () => finish(step.next, step.welcome),
           wrap: (run) => answering(main, title, run),
         })
       : null;
@@ -174,7 +174,7 @@ addRoute('/sign-in/set-up', {
         const { recoveryCodes } = await client.passkeys.register({ mfaToken });
         passkeyCodes = recoveryCodes;
       },
-      then: async () => {
+      done: async () => {
         if (passkeyCodes === null) return finish(step.next, step.welcome);
         other.remove();
         body.replaceChildren(recoveryCodesPanel(passkeyCodes, () => void finish(step.next, step.welcome)));
