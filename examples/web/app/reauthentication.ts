@@ -4,7 +4,7 @@
 import type { ReauthenticationPrompt } from 'tenant-auth-client';
 import { client } from './app.js';
 import { field, formAlert, h, onSubmit, uid } from './dom.js';
-import { passkeyButton } from './pages/passkeys.js';
+import { passkeyButton } from './passkey-ceremony.js';
 
 /** The code field of a second factor: digits from an authenticator app, or a recovery code. */
 export function codeField(method: 'totp' | 'recovery_code'): HTMLDivElement {
@@ -87,9 +87,9 @@ export const reauthenticationDialog: ReauthenticationPrompt = async ({ reauthent
     { class: 'dialog', 'aria-labelledby': titleId, id: 'reauthentication' },
     h('h2', { id: titleId }, 'Confirm it is you'),
     h('p', {}, instructions(hasFactor, hasPasskey, passwordForm)),
-    passwordForm ? null : passkey,
+    passkey,
+    passkey && passwordForm ? h('p', { class: 'muted' }, 'Or with your password and a code:') : null,
     form,
-    passwordForm ? passkey : null,
   );
   return new Promise<boolean>((resolve) => {
     close = (done: boolean) => {
@@ -109,7 +109,8 @@ export const reauthenticationDialog: ReauthenticationPrompt = async ({ reauthent
     });
     document.body.append(dialog);
     dialog.showModal();
-    dialog.querySelector<HTMLElement>('input, form button[type="submit"]')?.focus();
+    // The first field; for a passkey-only user, the passkey's button.
+    (dialog.querySelector('input') ?? dialog.querySelector<HTMLElement>('button[type="submit"]'))?.focus();
   });
 };
 

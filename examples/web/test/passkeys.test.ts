@@ -1,5 +1,6 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpCode } from '../../server/test/helpers/mfa.js';
 import {
   expectFlash,
   freshEmail,
@@ -132,9 +133,11 @@ describe('the example web app: passkeys', () => {
     const before = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     const signed = before.credentials[0]?.signCount ?? 0;
     // The sign-up session has no second factor, and the user now has one: removing asks for a recent
-    // proof, which the page gets from the passkey (POST /auth/reauthenticate), then removes it.
+    // proof, which the re-authentication dialog gets from the passkey (POST /auth/reauthenticate).
     await page.getByRole('button', { name: 'Remove Laptop' }).click();
     await page.getByRole('button', { name: 'Remove passkey' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm it is you' });
+    await dialog.getByRole('button', { name: 'Use a passkey' }).click();
     await expectFlash(page, 'Removed Laptop.');
     await page.locator('#no-passkeys').waitFor();
     const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
@@ -226,5 +229,64 @@ describe('the example web app: passkeys', () => {
     expect(await them.locator('#signed-in-as').textContent()).toBe(invitee);
     await toPasskeys(them);
     await expect.poll(() => them.locator('#passkeys tbody tr').count()).toBe(1);
+  });
+
+  it('a user with an authenticator app and a passkey may answer with either, in the dialog and the second step', async () => {
+    const context = await env.browser.newContext();
+    contexts.push(context);
+    const page = await open(context, env.appOrigin, '/');
+    const laptop = await virtualAuthenticator(page);
+    const email = freshEmail('pk-both');
+    await signUp(page, email);
+    await page.getByRole('link', { name: 'Security', exact: true }).click();
+    await page.getByRole('button', { name: 'Set up authenticator app' }).click();
+    await page.locator('#totp-setup details summary').click();
+    const secret = ((await page.locator('#totp-secret').textContent()) ?? '').replaceAll(' ', '');
+    await page.getByLabel('Authentication code').fill(totpCode(secret, new Date()));
+    await page.getByRole('button', { name: 'Turn on two-step verification' }).click();
+    await page.getByRole('button', { name: 'I have saved my codes' }).click();
+
+    // On another device: the password and a code (the next step: the first one was used), then a
+    // passkey, which the user's password manager syncs to this laptop (the credential copied over).
+    const otherContext = await env.browser.newContext();
+    contexts.push(otherContext);
+    const other = await open(otherContext, env.appOrigin, '/sign-in');
+    const phone = await virtualAuthenticator(other);
+    await signIn(other, email);
+    await other.getByLabel('Authentication code').fill(totpCode(secret, new Date(Date.now() + 30_000)));
+    await other.getByRole('button', { name: 'Verify' }).click();
+    await other.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
+    await addPasskey(other, 'Synced');
+    const [synced] = (
+      await phone.cdp.send('WebAuthn.getCredentials', { authenticatorId: phone.authenticatorId })
+    ).credentials;
+    if (!synced) throw new Error('no passkey made');
+    await laptop.cdp.send('WebAuthn.addCredential', {
+      authenticatorId: laptop.authenticatorId,
+      credential: synced,
+    });
+
+    // The laptop's sign-up session has no second factor: new recovery codes ask who it is, either way.
+    await page.getByRole('link', { name: 'Security', exact: true }).click();
+    await page.getByRole('button', { name: 'Get new recovery codes' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm it is you' });
+    await dialog.getByLabel('Password').waitFor();
+    expect(await dialog.getByLabel('Authentication code').count()).toBe(1);
+    await screenshot(page, 'reauthentication-either');
+    await dialog.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.getByRole('heading', { name: 'Save your recovery codes' }).waitFor();
+    expect(await page.locator('#recovery-codes li').count()).toBe(10);
+    expect(await dialog.count()).toBe(0);
+    await page.getByRole('button', { name: 'I have saved my codes' }).click();
+
+    // Signed in again with the password: the code field and the passkey, either one.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(page, email);
+    await page.getByRole('heading', { level: 1, name: 'Two-step verification' }).waitFor();
+    await page.getByLabel('Authentication code').waitFor();
+    await screenshot(page, 'second-factor-either');
+    await page.locator('#second-factor-methods').getByRole('button', { name: 'Use a passkey' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
+    expect(await page.locator('#signed-in-as').textContent()).toBe(email);
   });
 });

@@ -11,9 +11,9 @@ import {
 } from 'tenant-auth-client';
 import { addRoute, client, flashNext, heading, navigate, state } from '../app.js';
 import { formAlert, h, onSubmit } from '../dom.js';
+import { passkeyButton } from '../passkey-ceremony.js';
 import { codeField } from '../reauthentication.js';
 import { recoveryCodesPanel, totpSetup } from '../totp-enrolment.js';
-import { passkeyButton } from './passkeys.js';
 
 /** The step under way, and where to go once signed in. */
 let pending: { challenge: MfaChallenge | MfaSetupChallenge; next: string; welcome?: string } | null = null;
