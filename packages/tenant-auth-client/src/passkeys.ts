@@ -21,6 +21,7 @@ import type { SessionState } from './tokens.js';
  * if (state) showHome(state.user);
  */
 export interface PasskeyRegistration {
+  /** The registered passkey. */
   passkey: Passkey;
   /** With a setup `mfaToken`: the session the enrolment signed in; otherwise `null`. */
   state: SessionState | null;
