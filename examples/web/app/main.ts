@@ -30,8 +30,10 @@ import './pages/sso.js';
 function drawHeader(): void {
   const nav = document.getElementById('nav') as HTMLElement;
   const path = location.pathname;
+  // The passkeys page is a part of the security page.
+  const here = path === '/passkeys' ? '/security' : path;
   const link = (href: string, text: string) =>
-    h('a', { href, 'aria-current': path === href ? 'page' : undefined }, text);
+    h('a', { href, 'aria-current': here === href ? 'page' : undefined }, text);
   const session = state.session;
   if (!session) {
     nav.replaceChildren(
@@ -63,7 +65,6 @@ function drawHeader(): void {
       h('li', {}, link('/account', 'Account')),
       h('li', {}, link('/sessions', 'Sessions')),
       h('li', {}, link('/security', 'Security')),
-      h('li', {}, link('/passkeys', 'Passkeys')),
       h('li', {}, link('/members', 'Members')),
       isAdmin() ? h('li', {}, link('/audit', 'Audit log')) : null,
       isAdmin() ? h('li', {}, link('/organisation/security', 'Organisation security')) : null,

@@ -1,9 +1,10 @@
 // The re-authentication dialog: a sensitive action refused with `reauthentication_required` opens it,
-// the user proves who they are again (password, and a code when they have a second factor), and the
-// action then runs again by itself (tenant-auth-client's withReauthentication).
+// the user proves who they are again (password, and a code when they have a second factor; or a passkey
+// alone), and the action then runs again by itself (tenant-auth-client's withReauthentication).
 import type { ReauthenticationPrompt } from 'tenant-auth-client';
 import { client } from './app.js';
 import { field, formAlert, h, onSubmit, uid } from './dom.js';
+import { passkeyButton } from './passkey-ceremony.js';
 
 /** The code field of a second factor: digits from an authenticator app, or a recovery code. */
 export function codeField(method: 'totp' | 'recovery_code'): HTMLDivElement {
@@ -22,14 +23,24 @@ export function codeField(method: 'totp' | 'recovery_code'): HTMLDivElement {
   return element;
 }
 
+/** What the dialog says it needs. */
+function instructions(withCode: boolean, passkey: boolean, passwordForm: boolean): string {
+  if (!passwordForm) return 'For your security, confirm it is you with your passkey to continue.';
+  const code = withCode ? 'enter your password and a code from your second factor' : 'enter your password';
+  return `For your security, ${code}${passkey ? ', or use a passkey,' : ''} to continue.`;
+}
+
 /**
- * Asks for the password (and a code of the user's second factor) in a modal `<dialog>`: focus moves
- * into it, Escape or Cancel gives up, focus returns to what opened it. Wrong answers show under their
- * field and the dialog stays open; it closes once the re-authentication succeeded.
+ * Asks for the password (and a code of the user's second factor), or a passkey, in a modal `<dialog>`:
+ * focus moves into it, Escape or Cancel gives up, focus returns to what opened it. Wrong answers show
+ * under their field and the dialog stays open; it closes once the re-authentication succeeded. A user
+ * whose only factor is a passkey gets the passkey alone (the password without a code would be refused).
  */
 export const reauthenticationDialog: ReauthenticationPrompt = async ({ reauthenticate }) => {
   const me = await client.getMe();
   const hasFactor = me.mfa.totp || me.mfa.recoveryCodesRemaining > 0;
+  const hasPasskey = me.mfa.passkeys > 0;
+  const passwordForm = hasFactor || !hasPasskey;
   let method: 'totp' | 'recovery_code' = me.mfa.totp ? 'totp' : 'recovery_code';
   const opener = document.activeElement as HTMLElement | null;
   const titleId = uid('reauth-title');
@@ -53,27 +64,35 @@ export const reauthenticationDialog: ReauthenticationPrompt = async ({ reauthent
   const form = h(
     'form',
     {},
-    field({ label: 'Password', name: 'password', type: 'password', autocomplete: 'current-password' }),
+    passwordForm
+      ? field({ label: 'Password', name: 'password', type: 'password', autocomplete: 'current-password' })
+      : null,
     codeSlot,
     me.mfa.totp && me.mfa.recoveryCodesRemaining > 0 ? h('p', {}, switchMethod) : null,
     formAlert(),
-    h('div', { class: 'actions' }, cancel, h('button', { type: 'submit' }, 'Confirm')),
+    h('div', { class: 'actions' }, cancel, passwordForm ? h('button', { type: 'submit' }, 'Confirm') : null),
   );
+  let close = (_done: boolean) => {};
+  // POST /auth/reauthenticate/options, then /auth/reauthenticate with the credential alone.
+  const passkey = hasPasskey
+    ? passkeyButton({
+        label: 'Use a passkey',
+        primary: !passwordForm,
+        prove: () => client.passkeys.reauthenticate(),
+        done: async () => close(true),
+      })
+    : null;
   const dialog = h(
     'dialog',
     { class: 'dialog', 'aria-labelledby': titleId, id: 'reauthentication' },
     h('h2', { id: titleId }, 'Confirm it is you'),
-    h(
-      'p',
-      {},
-      hasFactor
-        ? 'For your security, enter your password and a code from your second factor to continue.'
-        : 'For your security, enter your password to continue.',
-    ),
+    h('p', {}, instructions(hasFactor, hasPasskey, passwordForm)),
+    passkey,
+    passkey && passwordForm ? h('p', { class: 'muted' }, 'Or with your password and a code:') : null,
     form,
   );
   return new Promise<boolean>((resolve) => {
-    const close = (done: boolean) => {
+    close = (done: boolean) => {
       dialog.close();
       dialog.remove();
       opener?.focus();
@@ -90,7 +109,8 @@ export const reauthenticationDialog: ReauthenticationPrompt = async ({ reauthent
     });
     document.body.append(dialog);
     dialog.showModal();
-    form.querySelector('input')?.focus();
+    // The first field; for a passkey-only user, the passkey's button.
+    (dialog.querySelector('input') ?? dialog.querySelector<HTMLElement>('button[type="submit"]'))?.focus();
   });
 };
 

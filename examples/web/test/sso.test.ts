@@ -1,13 +1,23 @@
 import { createServer } from 'node:net';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTxtDnsServer, type TxtDnsServer } from '../../server/test/helpers/dns-txt.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from '../../server/test/helpers/oidc-provider.js';
-import { open, PASSWORD, screenshot, startWebEnv, type WebEnv } from './support/web-env.js';
+import {
+  expectFlash,
+  open,
+  PASSWORD,
+  screenshot,
+  signUp,
+  startWebEnv,
+  type WebEnv,
+} from './support/web-env.js';
 
 /*
  * Single sign-on in Chromium, the whole redirect round trip: the app's "Sign in with SSO" page, the
  * reference server's start, oidc-provider's own login and consent pages, the server's callback, and
- * the app's account page with the session the callback's cookies carry.
+ * the app's account page with the session the callback's cookies carry. And the owner's page: a domain
+ * proved through the loopback DNS responder, the connection to the test provider, removed again.
  */
 
 let env: WebEnv;
@@ -100,4 +110,80 @@ describe('the example web app: single sign-on', () => {
     await screenshot(page, 'sso-signed-in');
     await context.close();
   });
+
+  it('an owner adds and verifies a domain, connects the provider (no secret in the page), then removes both', async () => {
+    const domain = `owner-${Date.now().toString(36)}.example.com`;
+    const context = await env.browser.newContext();
+    const page = await open(context, env.appOrigin, '/');
+    await signUp(page, `owner@${domain}`);
+    await page.getByRole('link', { name: 'Single sign-on' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Single sign-on' }).waitFor();
+    expect(await page.locator('#no-domains').textContent()).toBe('No domain yet.');
+    expect(await page.locator('#sso-none').textContent()).toBe('Not connected.');
+
+    // Added: the page shows the TXT record to create, and focus moves to the new domain.
+    await page.getByLabel('Domain', { exact: true }).fill(domain);
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await expectFlash(page, `${domain} was added.`);
+    const item = page.locator(`li[id="domain-${domain}"]`);
+    const name = (await item.locator('.txt-name').textContent()) ?? '';
+    const value = (await item.locator('.txt-value').textContent()) ?? '';
+    expect(name).toBe(`_tenant-auth-challenge.${domain}`);
+    expect(value).toMatch(/^tenant-auth-domain-verification=\S+$/);
+    expect(await focused(page)).toBe(`domain-${domain}`);
+
+    // Not published yet: the refusal is said in words, in the alert, which takes the focus.
+    await page.getByRole('button', { name: `Verify ${domain}` }).click();
+    const alert = page.locator('form.errors .form-alert');
+    await expect
+      .poll(async () => (await alert.textContent()) ?? '')
+      .toContain('The DNS record is not there yet');
+    expect(await focused(page, 'className')).toBe('form-alert');
+    // Published in the DNS responder the server asks: verified.
+    dns.records.set(name, [[value]]);
+    await page.getByRole('button', { name: `Verify ${domain}` }).click();
+    await expectFlash(page, `${domain} is verified.`);
+    await item.getByText('Verified').waitFor();
+    expect(await alert.isVisible()).toBe(false);
+    expect(await item.locator('.txt-name').count()).toBe(0);
+    expect(await focused(page)).toBe(`domain-${domain}`);
+
+    // The connection: listed after saving, the secret nowhere in the page (nor left in its field).
+    await page.getByLabel('Issuer').fill(op.issuer);
+    await page.getByLabel('Client ID').fill(op.clientId);
+    await page.getByLabel('Client secret').fill(op.clientSecret);
+    await page.getByRole('button', { name: 'Save identity provider' }).click();
+    await expectFlash(page, 'The identity provider is saved.');
+    const facts = page.locator('#sso-connection');
+    await facts.waitFor();
+    expect(await facts.textContent()).toContain(op.issuer);
+    expect(await facts.textContent()).toContain(op.clientId);
+    expect(await facts.textContent()).toContain(`http://localhost:${apiPort}/api/v1/auth/sso/callback`);
+    expect(await focused(page)).toBe('sso-title');
+    expect(await page.getByLabel('Client secret').inputValue()).toBe('');
+    expect(await page.content()).not.toContain(op.clientSecret);
+    await screenshot(page, 'single-sign-on');
+
+    // Removed: the connection, then the domain, each after a confirmation.
+    await page.getByRole('button', { name: 'Remove identity provider' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove identity provider' }).click();
+    await expectFlash(page, 'The identity provider was removed.');
+    await page.locator('#sso-none').waitFor();
+    await page.getByRole('button', { name: `Remove ${domain}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove domain' }).click();
+    await expectFlash(page, `${domain} was removed.`);
+    await page.locator('#no-domains').waitFor();
+    expect(await focused(page)).toBe('domains-title');
+    await context.close();
+  });
 });
+
+/** The id (or another property) of the element that has the focus. */
+async function focused(page: Page, property: 'id' | 'className' = 'id'): Promise<string | undefined> {
+  return page.evaluate(
+    (p) =>
+      (globalThis as unknown as { document: { activeElement: Record<string, string> | null } }).document
+        .activeElement?.[p],
+    property,
+  );
+}

@@ -1,48 +1,9 @@
 // Passkeys: the page that lists, adds and removes them, and the "Sign in with a passkey" button of the
 // sign-in page. The browser and the authenticator do the WebAuthn part (the client's `passkeys`).
-import { isTenantAuthClientError } from 'tenant-auth-client';
 import { addRoute, announce, client, heading, render } from '../app.js';
-import { confirmDialog, field, formAlert, h, onSubmit, showError, time } from '../dom.js';
-
-/**
- * Runs a passkey ceremony: a browser-side failure (the prompt closed, no authenticator) is said in words,
- * the server's problems go to the form as usual.
- */
-async function ceremony<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (isTenantAuthClientError(err)) throw err;
-    throw new Error('The passkey prompt was closed or the device could not make a passkey.', { cause: err });
-  }
-}
-
-/** Shows an error on `form`: the server's problem, or the words of a browser-side failure. */
-function showPasskeyError(form: HTMLFormElement, err: unknown): void {
-  if (isTenantAuthClientError(err) || !(err instanceof Error)) {
-    showError(form, err);
-    return;
-  }
-  const alert = form.querySelector<HTMLElement>('.form-alert');
-  if (!alert) return;
-  alert.textContent = err.message;
-  alert.hidden = false;
-  alert.focus();
-}
-
-/**
- * Runs `action`; when the server asks for a fresher proof (`reauthentication_required`), confirms with a
- * passkey (the user has one: removing and adding need a recent second factor) and runs it once more.
- */
-async function withRecentPasskey(action: () => Promise<void>): Promise<void> {
-  try {
-    await action();
-  } catch (err) {
-    if (!isTenantAuthClientError(err, 'reauthentication_required')) throw err;
-    await ceremony(() => client.passkeys.reauthenticate());
-    await action();
-  }
-}
+import { confirmDialog, field, formAlert, h, onSubmit, time } from '../dom.js';
+import { ceremony, inWords, showPasskeyError } from '../passkey-ceremony.js';
+import { withReauthentication } from '../reauthentication.js';
 
 /** The "Sign in with a passkey" button of the sign-in page: `done` runs once signed in. */
 export function passkeySignIn(done: () => Promise<void>): HTMLFormElement {
@@ -61,25 +22,12 @@ export function passkeySignIn(done: () => Promise<void>): HTMLFormElement {
   return form;
 }
 
-/** Runs `action`; a browser-side failure is shown on `form` in words (the server's problems are thrown on). */
-async function inWords(form: HTMLFormElement, action: () => Promise<unknown>): Promise<void> {
-  try {
-    await action();
-  } catch (err) {
-    if (isTenantAuthClientError(err) || !(err instanceof Error)) throw err;
-    showPasskeyError(form, err);
-  }
-}
-
-/** Makes and registers a passkey named `name`; with a passkey already, a stale sign-in is confirmed with it. */
-async function addPasskey(name: string, hasPasskey: boolean): Promise<void> {
-  try {
-    await ceremony(() => client.passkeys.register({ name }));
-  } catch (err) {
-    if (!isTenantAuthClientError(err, 'reauthentication_required') || !hasPasskey) throw err;
-    await ceremony(() => client.passkeys.reauthenticate());
-    await ceremony(() => client.passkeys.register({ name }));
-  }
+/**
+ * Makes and registers a passkey named `name`. Adding and removing need a recent authentication: when the
+ * server asks for it, the re-authentication dialog does (a passkey, or the password and a code).
+ */
+async function addPasskey(name: string): Promise<void> {
+  await withReauthentication(() => ceremony(() => client.passkeys.register({ name })));
   await render();
   announce(`Added ${name}.`);
 }
@@ -116,7 +64,7 @@ addRoute('/passkeys', {
                 });
                 if (!ok) return;
                 try {
-                  await withRecentPasskey(() => client.passkeys.remove(p.id));
+                  await withReauthentication(() => client.passkeys.remove(p.id));
                   await render();
                   announce(`Removed ${p.name}.`);
                 } catch (err) {
@@ -139,13 +87,16 @@ addRoute('/passkeys', {
         formAlert(),
         h('button', { type: 'submit' }, 'Add a passkey'),
       ),
-      (values) => inWords(add, () => addPasskey(values.name?.trim() ?? '', passkeys.length > 0)),
+      async (values) => {
+        await inWords(add, () => addPasskey(values.name?.trim() ?? ''));
+      },
     );
 
     main.append(
       h(
         'div',
         { class: 'page-head' },
+        h('p', { class: 'muted' }, h('a', { href: '/security' }, 'Security'), ' › Passkeys'),
         heading('Passkeys'),
         h(
           'p',

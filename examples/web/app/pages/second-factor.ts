@@ -1,6 +1,7 @@
-// The second step of signing in: a code of the user's authenticator app or a recovery code (after the
-// password said `mfa_required`), and the enrolment an organisation that requires two-step verification
-// forces (after the password or an invitation said `mfa_setup_required`). The `mfaToken` of the step
+// The second step of signing in: a code of the user's authenticator app, a recovery code or a passkey
+// (after the password said `mfa_required`), and the enrolment an organisation that requires two-step
+// verification forces (an authenticator app or a passkey, after the password or an invitation said
+// `mfa_setup_required`). The `mfaToken` of the step
 // stays in this module's memory: never in the address, storage or the page.
 import {
   isTenantAuthClientError,
@@ -10,6 +11,7 @@ import {
 } from 'tenant-auth-client';
 import { addRoute, client, flashNext, heading, navigate, state } from '../app.js';
 import { formAlert, h, onSubmit } from '../dom.js';
+import { passkeyButton } from '../passkey-ceremony.js';
 import { codeField } from '../reauthentication.js';
 import { recoveryCodesPanel, totpSetup } from '../totp-enrolment.js';
 
@@ -85,6 +87,8 @@ addRoute('/sign-in/verify', {
     const step = current('mfa_required');
     if (!step) return expired(main, 'Two-step verification');
     const { challenge } = step;
+    const title = 'Two-step verification';
+    const withCode = challenge.methods.includes('totp') || challenge.methods.includes('recovery_code');
     let method: 'totp' | 'recovery_code' = challenge.methods.includes('totp') ? 'totp' : 'recovery_code';
     const slot = h('div', {}, codeField(method));
     const other = h(
@@ -111,24 +115,41 @@ addRoute('/sign-in/verify', {
         h('button', { type: 'submit' }, 'Verify'),
       ),
       ({ code = '' }) =>
-        answering(main, 'Two-step verification', async () => {
+        answering(main, title, async () => {
           await client.verifyMfa({ mfaToken: challenge.mfaToken, method, code: code.trim() });
           await finish(step.next, step.welcome);
         }),
     );
-    const title = heading('Two-step verification');
-    title.id = 'verify-title';
+    // A passkey answers alone (POST /auth/mfa/passkey/options, then /auth/mfa/verify): the main way when
+    // the user has no code to type.
+    const passkey = challenge.methods.includes('passkey')
+      ? passkeyButton({
+          label: 'Use a passkey',
+          primary: !withCode,
+          prove: () => client.passkeys.verifyMfa(challenge.mfaToken),
+          done: () => finish(step.next, step.welcome),
+          wrap: (run) => answering(main, title, run),
+        })
+      : null;
+    const h1 = heading(title);
+    h1.id = 'verify-title';
     const both = challenge.methods.includes('totp') && challenge.methods.includes('recovery_code');
     main.append(
       card(
-        title,
-        h('p', { class: 'lead' }, 'Your password was right. Now confirm it is you with your second factor.'),
-        form,
-        // Other ways to answer (a passkey: another page file adds its button to this list).
+        h1,
+        h(
+          'p',
+          { class: 'lead' },
+          withCode
+            ? 'Your password was right. Now confirm it is you with your second factor.'
+            : 'Your password was right. Now confirm it is you with your passkey.',
+        ),
+        withCode ? form : null,
         h(
           'div',
           { class: 'links', id: 'second-factor-methods' },
           both ? other : null,
+          passkey,
           h('a', { href: '/sign-in' }, 'Start again'),
         ),
       ),
@@ -143,19 +164,42 @@ addRoute('/sign-in/set-up', {
     const step = current('mfa_setup_required');
     if (!step) return expired(main, 'Set up two-step verification');
     const { mfaToken } = step.challenge;
+    const title = 'Set up two-step verification';
     const body = h('div', {});
+    let passkeyCodes: string[] | null = null;
+    // Or a passkey (POST /auth/passkeys with the mfaToken): it signs in and answers the recovery codes.
+    const passkey = passkeyButton({
+      label: 'Use a passkey instead',
+      prove: async () => {
+        const { recoveryCodes } = await client.passkeys.register({ mfaToken });
+        passkeyCodes = recoveryCodes;
+      },
+      done: async () => {
+        if (passkeyCodes === null) return finish(step.next, step.welcome);
+        other.remove();
+        body.replaceChildren(recoveryCodesPanel(passkeyCodes, () => void finish(step.next, step.welcome)));
+      },
+      wrap: (run) => answering(main, title, run),
+    });
+    const other = h(
+      'section',
+      { 'aria-labelledby': 'enrol-passkey-title', id: 'second-factor-methods' },
+      h('h3', { id: 'enrol-passkey-title' }, 'Or use a passkey'),
+      h('p', {}, 'Your fingerprint, face or device PIN instead of an app.'),
+      passkey,
+    );
     main.append(
       card(
-        heading('Set up two-step verification'),
+        heading(title),
         h(
           'p',
           { class: 'lead' },
-          'Your organisation requires two-step verification. Set up an authenticator app to continue.',
+          'Your organisation requires two-step verification. Set up an authenticator app or a passkey to continue.',
         ),
         body,
+        other,
       ),
     );
-    const title = 'Set up two-step verification';
     await answering(main, title, async () => {
       const setup = await client.setupTotp({ mfaToken });
       body.replaceChildren(
@@ -163,6 +207,7 @@ addRoute('/sign-in/set-up', {
           answering(main, title, async () => {
             const { recoveryCodes } = await client.confirmTotp({ mfaToken, code });
             if (!state.session || recoveryCodes === null) return finish(step.next, step.welcome);
+            other.remove();
             body.replaceChildren(
               recoveryCodesPanel(recoveryCodes, () => void finish(step.next, step.welcome)),
             );

@@ -1,5 +1,5 @@
 // The user's security page: two-step verification with an authenticator app (set up with a QR code,
-// removed), and recovery codes (how many remain, a new set). Changing a factor needs a recent
+// removed), recovery codes (how many remain, a new set), and passkeys (how many, the way to their page). Changing a factor needs a recent
 // authentication: the re-authentication dialog asks for it and the action then finishes by itself.
 import type { Me } from 'tenant-auth-client';
 import { addRoute, announce, client, flashNext, heading, navigate } from '../app.js';
@@ -99,6 +99,27 @@ function recoveryCodesSection(me: Me): HTMLElement | null {
   );
 }
 
+/** Passkeys: how many, and their own page (`/passkeys`) to add and remove them. */
+function passkeysSection(me: Me): HTMLElement {
+  const count = me.mfa.passkeys;
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'passkeys-section-title' },
+    h('h2', { id: 'passkeys-section-title' }, 'Passkeys'),
+    h(
+      'p',
+      {},
+      'Sign in with your fingerprint, face or device PIN instead of a password. A passkey is also a second factor.',
+    ),
+    h(
+      'p',
+      { id: 'passkeys-count' },
+      count === 0 ? 'You have no passkeys yet.' : `${count} passkey${count === 1 ? '' : 's'}.`,
+    ),
+    h('p', {}, h('a', { href: '/passkeys' }, count === 0 ? 'Add a passkey' : 'Manage passkeys')),
+  );
+}
+
 addRoute('/security', {
   title: 'Security',
   access: 'user',
@@ -109,7 +130,7 @@ addRoute('/security', {
       h('div', { class: 'page-head' }, heading('Security')),
       totpSection(me),
       recoveryCodesSection(me),
-      // Passkeys: their section (another page file) goes here.
+      passkeysSection(me),
     );
   },
 });
