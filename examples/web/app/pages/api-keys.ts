@@ -5,6 +5,7 @@ import { type ApiKey, type CreatedApiKey, ROLES, type Role } from 'tenant-auth-c
 import { addRoute, announce, client, heading, isAdmin, render, state } from '../app.js';
 import { confirmDialog, field, formAlert, h, onSubmit, select, showError, time } from '../dom.js';
 import { ROLE_LABELS } from '../messages.js';
+import { withReauthentication } from '../reauthentication.js';
 
 /** Expiry choices, in days (`''`: never). */
 const EXPIRIES = [
@@ -137,9 +138,12 @@ addRoute('/api-keys', {
         formAlert(),
       ),
       async ({ name = '', role = 'member', expires = '' }) => {
-        const created = await client.request('createApiKey', {
-          body: { name, role: role as Role, ...(expires === '' ? {} : { expiresInDays: Number(expires) }) },
-        });
+        // A recent authentication is needed (API 1.2): the dialog asks for it when the sign-in is old.
+        const created = await withReauthentication(() =>
+          client.request('createApiKey', {
+            body: { name, role: role as Role, ...(expires === '' ? {} : { expiresInDays: Number(expires) }) },
+          }),
+        );
         // The list again, then the secret once: `Done` (or leaving the page) drops it from the document.
         await render();
         const panel = document.getElementById('api-key-reveal');
