@@ -1,12 +1,28 @@
 import type {
-  PublicKeyCredentialCreationOptionsJSON,
-  PublicKeyCredentialRequestOptionsJSON,
+  PublicKeyCredentialCreationOptionsJSON as CreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON as RequestOptionsJSON,
 } from '@simplewebauthn/server';
 import type { AccessClaims, TokenResponse } from '../claims.js';
 import type { MfaCaller } from '../mfa/mfa-types.js';
 import type { RequestContext } from '../records.js';
 
-export type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON };
+/**
+ * The options of a passkey registration, in the JSON form of WebAuthn Level 3: what the browser passes
+ * to `navigator.credentials.create()` (with `@simplewebauthn/browser`'s `startRegistration`).
+ *
+ * @example
+ * const options: PublicKeyCredentialCreationOptionsJSON = await auth.passkeyRegistrationOptions({ claims });
+ */
+export type PublicKeyCredentialCreationOptionsJSON = CreationOptionsJSON;
+
+/**
+ * The options of a passkey sign-in, second factor or re-authentication, in the JSON form of WebAuthn
+ * Level 3: what the browser passes to `navigator.credentials.get()` (`startAuthentication`).
+ *
+ * @example
+ * const options: PublicKeyCredentialRequestOptionsJSON = await auth.passkeyLoginOptions();
+ */
+export type PublicKeyCredentialRequestOptionsJSON = RequestOptionsJSON;
 
 /**
  * A passkey as its owner sees it (`GET /auth/passkeys`): never its key or credential id.
