@@ -117,11 +117,8 @@ const SHARED_RESPONSES: Record<string, JsonObject> = {
     '`invalid_token`: missing, malformed, expired, wrong-type or revoked token.',
     WWW_AUTHENTICATE,
   ),
-  CsrfRejected: problem(
-    '`csrf_rejected`: a cookie-authenticated unsafe request from an origin outside the whitelist (or with neither `Origin` nor `Referer`).',
-  ),
   Forbidden: problem(
-    '`forbidden`: the role does not allow it (checked against the current role); `email_not_verified`: inviting and changing a role need a verified email; or `csrf_rejected` as above.',
+    "`forbidden`: the role does not allow it (checked against the current role), or an API key on a route that does not take keys; `email_not_verified`: inviting, changing a role and creating an API key need a verified email; `reauthentication_required` (the routes that need a recent authentication): the access token's `auth_time` is too old, or it lacks `mfa` while the user has a factor: `POST /auth/reauthenticate`, then retry; `csrf_rejected`: a cookie-authenticated unsafe request from an origin outside the whitelist (or with neither `Origin` nor `Referer`).",
   ),
   NotFound: problem("`not_found`: unknown id, or another tenant's resource (never 403: no probing)."),
   MethodNotAllowed: problem('`method_not_allowed`: another method of this path was used.', {
@@ -149,9 +146,6 @@ const SHARED_RESPONSES: Record<string, JsonObject> = {
     '`mfa_required`: the password was right, a second factor is needed (`mfaToken`, `methods`, `expiresIn`; no session, no cookie); `mfa_setup_required`: the tenant requires a second factor and the user has none (`mfaToken`, `expiresIn`: enrol with it). On login also `invalid_credentials`: the same answer for an unknown email and a wrong password.',
     WWW_AUTHENTICATE,
   ),
-  ReauthenticationRequired: problem(
-    "`reauthentication_required`: the access token's `auth_time` is too old, or it lacks `mfa` while the user has a factor: `POST /auth/reauthenticate`, then retry.",
-  ),
   MfaConflict: problem(
     '`already_enabled` (a TOTP factor is active), `mfa_not_enabled` (the caller has no factor), or `mfa_required_by_tenant` (the tenant requires a factor and this is the last one).',
   ),
@@ -171,16 +165,17 @@ const PROBLEM_RESPONSES: Record<ProblemCode, [status: string, response: JsonObje
     ),
   ],
   invalid_token: ['401', RESPONSE('Unauthorized')],
-  // `Forbidden` says `csrf_rejected` too: an operation that answers both refers to it.
+  // One 403 response for the codes that every kind of route may answer together (a role, an API key, a
+  // recent authentication, CSRF): an operation lists its codes, the response says what each means.
   forbidden: ['403', RESPONSE('Forbidden')],
-  csrf_rejected: ['403', RESPONSE('CsrfRejected')],
+  csrf_rejected: ['403', RESPONSE('Forbidden')],
   email_not_verified: ['403', RESPONSE('Forbidden')],
   not_found: ['404', RESPONSE('NotFound')],
   method_not_allowed: ['405', RESPONSE('MethodNotAllowed')],
   last_owner: ['409', RESPONSE('LastOwner')],
   mfa_required: ['401', RESPONSE('MfaRequired')],
   mfa_setup_required: ['401', RESPONSE('MfaRequired')],
-  reauthentication_required: ['403', RESPONSE('ReauthenticationRequired')],
+  reauthentication_required: ['403', RESPONSE('Forbidden')],
   mfa_required_by_tenant: ['409', RESPONSE('MfaConflict')],
   already_enabled: ['409', RESPONSE('MfaConflict')],
   mfa_not_enabled: ['409', RESPONSE('MfaConflict')],
