@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { isKeyActive, keyRoleNow } from '../authorization.js';
 import type { ApiKeyClaims } from '../claims.js';
-import type { Role } from '../members/roles.js';
 import { invalidToken } from '../errors.js';
 import type { ApiKeyCheckOutcome } from '../instrumentation.js';
+import type { Role } from '../members/roles.js';
 import type { Services } from '../services.js';
 import type { ApiKeyRecord } from '../stores/api-key-store.js';
 
