@@ -141,6 +141,47 @@ describe.each(backends)('API keys on $name', ({ name }) => {
     expect((await createKey(url, admin.body.accessToken, { role: 'admin' })).apiKey.role).toBe('admin');
   });
 
+  it("acts with at most its creator's current role: a demoted admin's key cannot restore them, a removed one's stops", async () => {
+    const { owner } = await ownerWithKey('member');
+    const email = uniqueEmail('demoted');
+    const token = await inbox.tokenFrom(email, '/accept-invitation', async () => {
+      const invited = await call('/tenants/me/invitations', {
+        token: owner.token,
+        body: { email, role: 'admin' },
+      });
+      expect(invited.status).toBe(201);
+    });
+    const admin = await api<TokenResponseJson>(url, '/auth/invitations/accept', {
+      body: { token, password: PASSWORD },
+    });
+    expect(admin.status).toBe(201);
+    const adminId = admin.body.user.id;
+    const key = await createKey(url, admin.body.accessToken, { role: 'admin' });
+    secrets.push(key.secret);
+    expect((await call('/tenants/me/invitations', { token: key.secret })).status).toBe(200);
+    // The owner demotes the admin: the admin's key must not give the role back.
+    const demoted = await call(`/tenants/me/members/${adminId}`, {
+      method: 'PATCH',
+      token: owner.token,
+      body: { role: 'member' },
+    });
+    expect(demoted.status).toBe(200);
+    const restore = await call(`/tenants/me/members/${adminId}`, {
+      method: 'PATCH',
+      token: key.secret,
+      body: { role: 'admin' },
+    });
+    expectProblem(restore, 403, 'forbidden');
+    expectProblem(await call('/tenants/me/invitations', { token: key.secret }), 403, 'forbidden');
+    expect((await call('/tenants/me/members', { token: key.secret })).status).toBe(200);
+    // Removed: the key works no more.
+    const removed = await call(`/tenants/me/members/${adminId}`, { method: 'DELETE', token: owner.token });
+    expect(removed.status).toBe(204);
+    expectProblem(await call('/tenants/me/members', { token: key.secret }), 401, 'invalid_token');
+    clock.advance(5_000);
+    expectProblem(await call('/tenants/me', { token: key.secret }), 401, 'invalid_token');
+  });
+
   it("reaches the tenant's routes, and the admin routes its role allows; a member key gets 403 there", async () => {
     const { owner, key: admin } = await ownerWithKey('admin');
     const member = await createKey(url, owner.token, { role: 'member' });

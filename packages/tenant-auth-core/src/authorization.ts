@@ -95,16 +95,38 @@ const actorOfUser = (user: UserRecord, sessionId: string | null): Actor => ({
   accountableUserId: user.id,
 });
 
-/** The key as the stores know it now: unknown, revoked or expired is `invalid_token`. */
+/**
+ * @internal The role a key acts with now: its own, lowered to its creator's current role; `null` once its
+ * creator is no longer in the tenant (removed or deleted: the key then works no more). A key is only as
+ * good as the user answerable for it, as an invitation is: else an administrator who was demoted or
+ * removed would keep, through a key made earlier, the rights taken away (and could use them to restore
+ * their own role, or to remove the administrators who demoted them).
+ */
+export async function keyRoleNow(
+  stores: Pick<TransactionStores, 'users'>,
+  key: Pick<ApiKeyRecord, 'tenantId' | 'role' | 'createdBy'>,
+): Promise<Role | null> {
+  if (key.createdBy === null) return null;
+  const creator = await stores.users.findById(key.tenantId, key.createdBy);
+  if (!creator) return null;
+  return atLeast(creator.role, key.role) ? key.role : creator.role;
+}
+
+/**
+ * The key as the stores know it now: unknown, revoked, expired or its creator gone is `invalid_token`; its
+ * role is at most its creator's current one ({@link keyRoleNow}).
+ */
 async function currentKey(
-  stores: Pick<TransactionStores, 'apiKeys'>,
+  stores: Pick<TransactionStores, 'apiKeys' | 'users'>,
   principal: Extract<Principal, { actorType: 'api_key' }>,
   now: Date,
   minimum: Role,
 ): Promise<Actor> {
   const key = await stores.apiKeys.findById(principal.tenantId, principal.apiKeyId);
   if (!key || !isKeyActive(key, now)) throw invalidToken();
-  if (!atLeast(key.role, minimum)) {
+  const role = await keyRoleNow(stores, key);
+  if (role === null) throw invalidToken();
+  if (!atLeast(role, minimum)) {
     throw forbidden(
       minimum === 'owner' ? 'Only an owner may do this.' : 'Only an owner or an admin may do this.',
     );
@@ -113,7 +135,7 @@ async function currentKey(
     actorType: 'api_key',
     id: key.id,
     tenantId: key.tenantId,
-    role: key.role,
+    role,
     emailVerified: true,
     label: key.name,
     sessionId: null,

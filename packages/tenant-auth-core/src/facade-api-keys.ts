@@ -1,6 +1,6 @@
 import { createApiKeyVerification } from './api-keys/api-key-verification.js';
 import { apiKeyOf, createApiKeyManagement } from './api-keys/api-keys.js';
-import { isKeyActive } from './authorization.js';
+import { isKeyActive, keyRoleNow } from './authorization.js';
 import type { AccessClaims, ApiKeyClaims } from './claims.js';
 import { forbidden, invalidToken } from './errors.js';
 import type { FacadeServices } from './facade-services.js';
@@ -35,12 +35,15 @@ export function apiKeysPart(
   async function authorizeApiKey(apiKey: ApiKeyClaims, minimum: Role): Promise<ApiKey> {
     const key = await stores.apiKeys.findById(apiKey.tenantId, apiKey.apiKeyId);
     if (!key || !isKeyActive(key, clock.now())) throw invalidToken();
-    if (!atLeast(key.role, minimum)) {
+    // At most its creator's role now; a key whose creator has left the tenant works no more.
+    const role = await keyRoleNow(stores, key);
+    if (role === null) throw invalidToken();
+    if (!atLeast(role, minimum)) {
       throw forbidden(
         minimum === 'owner' ? 'Only an owner may do this.' : 'Only an owner or an admin may do this.',
       );
     }
-    return apiKeyOf(key);
+    return { ...apiKeyOf(key), role };
   }
   return { part, authorizeApiKey };
 }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { isKeyActive } from '../authorization.js';
+import { isKeyActive, keyRoleNow } from '../authorization.js';
 import type { ApiKeyClaims } from '../claims.js';
 import { invalidToken } from '../errors.js';
 import type { ApiKeyCheckOutcome } from '../instrumentation.js';
+import type { Role } from '../members/roles.js';
 import type { Services } from '../services.js';
 import type { ApiKeyRecord } from '../stores/api-key-store.js';
 
@@ -26,11 +27,11 @@ interface CachedKey {
   lastUsedMs: number | null;
 }
 
-const claimsOf = (key: ApiKeyRecord): ApiKeyClaims => ({
+const claimsOf = (key: ApiKeyRecord, role: Role): ApiKeyClaims => ({
   actorType: 'api_key',
   apiKeyId: key.id,
   tenantId: key.tenantId,
-  role: key.role,
+  role,
   prefix: key.prefix,
   expiresAt: key.expiresAt,
 });
@@ -126,8 +127,11 @@ export function createApiKeyVerification(
       const now = new Date(nowMs);
       if (key === null) throw refuse('unknown');
       if (!isKeyActive(key, now)) throw refuse(key.revokedAt !== null ? 'revoked' : 'expired');
+      // A key whose creator has left the tenant works no more (counted as revoked: it was, in effect).
+      const role = await keyRoleNow(stores, key);
+      if (role === null) throw refuse('revoked');
       const entry: CachedKey = {
-        claims: claimsOf(key),
+        claims: claimsOf(key, role),
         until: nowMs + ttlMs,
         lastUsedMs: key.lastUsedAt?.getTime() ?? null,
       };

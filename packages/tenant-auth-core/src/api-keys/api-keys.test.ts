@@ -128,6 +128,29 @@ describe('API keys: who may create, list and revoke', () => {
     expect(await code(t.auth.revokeApiKey(eve.claims, created.apiKey.id))).toBe('not_found');
   });
 
+  it("acts with at most its creator's current role, and works no more once its creator is removed", async () => {
+    const { t, ada } = await withKey();
+    const bob = await join(t, ada.claims, 'bob@example.com', 'admin');
+    const cat = await join(t, ada.claims, 'cat@example.com', 'member');
+    const made = await t.auth.createApiKey(bob.claims, { name: 'bob', role: 'admin' });
+    const key = await t.auth.verifyApiKey(made.secret);
+    expect(await t.auth.authorize(key, 'admin')).toMatchObject({ role: 'admin' });
+    // Bob is demoted: his admin key must not keep his old rights, nor give them back to him.
+    await t.auth.changeMemberRole(ada.claims, bob.user.id, 'member');
+    expect(await code(t.auth.authorize(key, 'admin'))).toBe('forbidden');
+    expect(await code(t.auth.changeMemberRole(key, bob.user.id, 'admin'))).toBe('forbidden');
+    expect(await code(t.auth.removeMember(key, cat.user.id))).toBe('forbidden');
+    expect((await t.auth.listMembers(key)).length).toBe(3);
+    t.clock.advance(5000);
+    expect((await t.auth.verifyApiKey(made.secret)).role).toBe('member');
+    // Bob is removed: his key goes with him (the admin who removed him need not also find his keys).
+    await t.auth.removeMember(ada.claims, bob.user.id);
+    expect(await code(t.auth.authorize(key, 'member'))).toBe('invalid_token');
+    expect(await code(t.auth.listMembers(key))).toBe('invalid_token');
+    t.clock.advance(5000);
+    expect(await code(t.auth.verifyApiKey(made.secret))).toBe('invalid_token');
+  });
+
   it('validates name, role and expiresInDays with field codes', async () => {
     const { t, ada } = await withKey();
     const fields = async (input: Record<string, unknown>) => {

@@ -84,4 +84,46 @@ describe('passkeys and the other factors (issue 30)', () => {
       'validation_failed',
     );
   });
+
+  it('signs in again and again with an authenticator whose counter stays 0, and refuses a 0 after a count', async () => {
+    const t = withPasskeys();
+    const ada = await owner(t.auth, 'ada@example.com');
+    const { authenticator } = await addPasskey(t, ada.claims);
+    const login = async (counter: number) =>
+      code(
+        t.auth.loginWithPasskey({
+          credential: authenticator.authenticate(await t.auth.passkeyLoginOptions(), { counter }),
+        }),
+      );
+    // Synced passkeys report 0 every time: not a regression.
+    expect([await login(0), await login(0)]).toEqual(['ok', 'ok']);
+    expect(await login(3)).toBe('ok');
+    // Once counting, a 0 (or any value not above the last) is a cloned authenticator.
+    expect(await login(0)).toBe('invalid_credentials');
+    expect(await login(3)).toBe('invalid_credentials');
+    expect(await login(4)).toBe('ok');
+  });
+
+  it("answers a challenge only for its purpose and user, and refuses another user's userHandle", async () => {
+    const t = withPasskeys();
+    const ada = await owner(t.auth, 'ada@example.com');
+    const bob = await owner(t.auth, 'bob@example.com');
+    const { authenticator } = await addPasskey(t, ada.claims);
+    // Ada's re-authentication challenge cannot sign anyone in, and a login challenge re-authenticates no one.
+    const reauth = await t.auth.reauthenticationOptions(ada.claims);
+    const asLogin = authenticator.authenticate({ ...reauth, allowCredentials: undefined });
+    expect(await code(t.auth.loginWithPasskey({ credential: asLogin }))).toBe('invalid_credentials');
+    const login = authenticator.authenticate(await t.auth.passkeyLoginOptions());
+    expect(await code(t.auth.reauthenticate(ada.claims, { method: 'passkey', credential: login }))).toBe(
+      'validation_failed',
+    );
+    // The userHandle is not signed: one that names another user is refused, not ignored.
+    const forged = authenticator.authenticate(await t.auth.passkeyLoginOptions());
+    const response = forged.response as Record<string, unknown>;
+    response.userHandle = Buffer.from(bob.user.id).toString('base64url');
+    expect(await code(t.auth.loginWithPasskey({ credential: forged }))).toBe('invalid_credentials');
+    // The same assertion with its own handle would have worked (its challenge is spent now, though).
+    const fine = authenticator.authenticate(await t.auth.passkeyLoginOptions());
+    expect(await code(t.auth.loginWithPasskey({ credential: fine }))).toBe('ok');
+  });
 });

@@ -29,6 +29,20 @@ describe('the relying party', () => {
       'localhost',
     );
     expect(isRpIdOf('example.com', 'badexample.com')).toBe(false);
+    expect(isRpIdOf('example.co.uk', 'app.example.co.uk')).toBe(true);
+    expect(isRpIdOf('localhost', 'app.localhost')).toBe(true);
+  });
+
+  it('refuses a public suffix as the RP ID (ICANN or private section), naming the RP ID', () => {
+    for (const [rpId, origin] of [
+      ['com', 'https://app.example.com'],
+      ['co.uk', 'https://app.example.co.uk'],
+      ['uk', 'https://app.example.co.uk'],
+      ['github.io', 'https://ada.github.io'],
+    ] as const) {
+      expect(isRpIdOf(rpId, new URL(origin).hostname)).toBe(false);
+      expect(refusedOption(() => resolveRelyingParty({ rpId, origins: [origin] }))).toBe('webauthn.rpId');
+    }
   });
 
   it('refuses an RP ID that is not a suffix of every origin, naming the RP ID', () => {

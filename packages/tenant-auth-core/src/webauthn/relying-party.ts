@@ -1,3 +1,4 @@
+import { getPublicSuffix } from 'tldts';
 import { configurationError } from '../errors.js';
 
 /**
@@ -35,14 +36,22 @@ const HOST_NAME =
 
 /**
  * Whether `rpId` may be the RP ID of an origin whose host is `host`: the host itself, or a suffix of it at
- * a label boundary (WebAuthn's "registrable domain suffix"; public suffixes are the operator's to avoid).
+ * a label boundary that is not a public suffix nor part of one (HTML's "is a registrable domain suffix of
+ * or is equal to", with the Public Suffix List's private section too: `github.io` is no RP ID, else one
+ * site's passkeys would be offered to every other site under it; browsers refuse such an RP ID anyway).
  *
  * @example
  * isRpIdOf('example.com', 'app.example.com'); // true
  * isRpIdOf('example.com', 'badexample.com'); // false
+ * isRpIdOf('co.uk', 'app.example.co.uk'); // false: a public suffix
  */
 export function isRpIdOf(rpId: string, host: string): boolean {
-  return host === rpId || host.endsWith(`.${rpId}`);
+  if (host === rpId) return true;
+  if (!host.endsWith(`.${rpId}`)) return false;
+  // Development: `app.localhost` under `localhost` (no public suffix list has it; nothing is shared there).
+  if (rpId === 'localhost') return true;
+  const publicSuffix = getPublicSuffix(host, { allowPrivateDomains: true });
+  return publicSuffix === null || (publicSuffix !== rpId && !publicSuffix.endsWith(`.${rpId}`));
 }
 
 /**
