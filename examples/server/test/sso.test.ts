@@ -354,7 +354,10 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       const ownerToken = ownerSso.cookies.access_token?.value ?? '';
       const email = `invited@${tenant.domain}`;
       const token = await inbox.tokenFrom(email, '/accept-invitation', async () => {
-        const invited = await api(url, '/tenants/me/invitations', { token: ownerToken, body: { email, role: 'member' } });
+        const invited = await api(url, '/tenants/me/invitations', {
+          token: ownerToken,
+          body: { email, role: 'member' },
+        });
         expect(invited.status).toBe(201);
       });
       const accepted = await api(url, '/auth/invitations/accept', { body: { token, password: PASSWORD } });
