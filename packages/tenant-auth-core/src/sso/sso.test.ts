@@ -41,6 +41,30 @@ describe('single sign-on (core, fake ports)', () => {
     expect(await ssoSignIn(t, 'cat@kilo.test')).toMatchObject({ ok: true });
   });
 
+  it('refuses an address the provider says is unverified, a subdomain of a verified domain, and another issuer', async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@acme.test');
+    await ssoTenant(t, ada.claims, 'acme.test');
+    const identity = { issuer: 'https://idp.acme.test', subject: 'sub-u', amr: [] };
+    t.idp.next = { ok: true, identity: { ...identity, email: 'uma@acme.test', emailVerified: false } };
+    expect(await ssoSignIn(t, 'uma@acme.test')).toMatchObject({ ok: false, code: 'domain_mismatch' });
+    // Only the verified name itself: a subdomain was never proven.
+    t.idp.signsIn('sub-u', 'uma@eng.acme.test');
+    expect(await ssoSignIn(t, 'uma@acme.test')).toMatchObject({ ok: false, code: 'domain_mismatch' });
+    t.idp.next = {
+      ok: true,
+      identity: {
+        ...identity,
+        issuer: 'https://other.idp.test',
+        email: 'uma@acme.test',
+        emailVerified: true,
+      },
+    };
+    expect(await ssoSignIn(t, 'uma@acme.test')).toMatchObject({ ok: false, code: 'invalid_id_token' });
+    // None of these made an account.
+    expect(await t.stores.users.findByEmail('uma@acme.test')).toBeNull();
+  });
+
   it('refuses a state that expired, or one sealed for another purpose; keeps returnTo to the app only', async () => {
     const t = setup();
     const ada = await owner(t.auth, 'ada@acme.test');
