@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SoftwareAuthenticator } from '../../../../test-support/software-authenticator.js';
 import {
   code,
   fieldCodes,
@@ -10,6 +11,8 @@ import {
   ssoTenant,
   verify,
 } from '../test-helpers.js';
+
+const PASSKEY_ORIGIN = 'https://app.test';
 
 describe('single sign-on (core, fake ports)', () => {
   it('creates a user just in time, then finds it by (issuer, sub); amr has mfa only when the provider says so', async () => {
@@ -116,6 +119,49 @@ describe('single sign-on (core, fake ports)', () => {
       'sso-client-secret-for-unit-tests',
     );
   });
+
+  it.each(['password', 'passkey'] as const)(
+    'a %s login that passed the hold check as enforce is turned on makes no session after it',
+    async (way) => {
+      const t = setup({ webauthn: { rpId: 'app.test', origins: [PASSKEY_ORIGIN] } });
+      const ada = await owner(t.auth, 'ada@acme.test');
+      await verify(t, 'ada@acme.test');
+      const bob = await join(t, ada.claims, 'bob@acme.test', 'member');
+      const authenticator = new SoftwareAuthenticator(PASSKEY_ORIGIN);
+      if (way === 'passkey') {
+        const options = await t.auth.passkeyRegistrationOptions({ claims: bob.claims });
+        await t.auth.addPasskey({ claims: bob.claims }, { credential: authenticator.register(options) });
+      }
+      await ssoTenant(t, ada.claims, 'acme.test');
+      // The owner turns enforce on right after bob's login read the connection (not enforcing yet).
+      const findConnection = t.stores.sso.findConnection;
+      let armed = true;
+      t.stores.sso.findConnection = async (tenantId) => {
+        const found = await findConnection(tenantId);
+        if (armed) {
+          armed = false;
+          await t.auth.configureSso(ada.claims, {
+            issuer: 'https://idp.acme.test',
+            clientId: 'acme',
+            clientSecret: 'sso-client-secret-for-unit-tests',
+            enforce: true,
+          });
+        }
+        return found;
+      };
+      const login =
+        way === 'password'
+          ? t.auth.login({ email: 'bob@acme.test', password: PASSWORD })
+          : t.auth
+              .passkeyLoginOptions()
+              .then((o) => t.auth.loginWithPasskey({ credential: authenticator.authenticate(o) }));
+      expect(await code(login)).toBe('sso_required');
+      expect(armed).toBe(false);
+      expect(await t.stores.sessions.listActiveForUser(ada.tenant.id, bob.user.id, t.clock.now())).toEqual(
+        [],
+      );
+    },
+  );
 
   it('checks the connection input and the issuer before storing anything', async () => {
     const t = setup();
