@@ -163,6 +163,21 @@ describe('single sign-on (core, fake ports)', () => {
     },
   );
 
+  it('under enforce, verifying another domain revokes the password sessions of its users', async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@acme.test');
+    await verify(t, 'ada@acme.test');
+    const bob = await join(t, ada.claims, 'bob@beta.test', 'member');
+    await ssoTenant(t, ada.claims, 'acme.test', { enforce: true });
+    const before = await t.auth.login({ email: 'bob@beta.test', password: PASSWORD });
+    const added = await t.auth.addDomain(ada.claims, { domain: 'beta.test' });
+    t.txt.set(added.verification.name, [[added.verification.value]]);
+    await t.auth.verifyDomain(ada.claims, 'beta.test');
+    expect(await code(t.auth.refresh(before.refreshToken))).toBe('invalid_token');
+    expect(await t.stores.sessions.listActiveForUser(ada.tenant.id, bob.user.id, t.clock.now())).toEqual([]);
+    expect(await code(t.auth.login({ email: 'bob@beta.test', password: PASSWORD }))).toBe('sso_required');
+  });
+
   it('checks the connection input and the issuer before storing anything', async () => {
     const t = setup();
     const ada = await owner(t.auth, 'ada@acme.test');
