@@ -2,13 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { SoftwareAuthenticator } from '../../../../test-support/software-authenticator.js';
 import {
   code,
+  enrolTotp,
   fieldCodes,
   join,
+  mfaTokenOf,
   owner,
   PASSWORD,
   setup,
   ssoSignIn,
   ssoTenant,
+  totpCode,
   verify,
 } from '../test-helpers.js';
 
@@ -176,6 +179,45 @@ describe('single sign-on (core, fake ports)', () => {
     expect(await code(t.auth.refresh(before.refreshToken))).toBe('invalid_token');
     expect(await t.stores.sessions.listActiveForUser(ada.tenant.id, bob.user.id, t.clock.now())).toEqual([]);
     expect(await code(t.auth.login({ email: 'bob@beta.test', password: PASSWORD }))).toBe('sso_required');
+  });
+
+  it('a setup challenge of requireMfa begun before enforce gives no password session after it', async () => {
+    const t = setup({ webauthn: { rpId: 'app.test', origins: [PASSKEY_ORIGIN] } });
+    const ada = await owner(t.auth, 'ada@acme.test');
+    await verify(t, 'ada@acme.test');
+    await join(t, ada.claims, 'bob@acme.test', 'member');
+    await ssoTenant(t, ada.claims, 'acme.test');
+    const { secret } = await enrolTotp(t.auth, ada.claims, () => t.clock.now());
+    t.clock.advance(30_000);
+    const strong = await t.auth.reauthenticate(ada.claims, {
+      password: PASSWORD,
+      method: 'totp',
+      code: totpCode(secret, t.clock.now()),
+    });
+    const adaClaims = await t.auth.verifyAccessToken(strong.accessToken);
+    await t.auth.setSecurityPolicy(adaClaims, { requireMfa: true });
+    // Bob's password is right: the tenant requires a factor he has not got yet.
+    const totpToken = await mfaTokenOf(t.auth.login({ email: 'bob@acme.test', password: PASSWORD }));
+    const passkeyToken = await mfaTokenOf(t.auth.login({ email: 'bob@acme.test', password: PASSWORD }));
+    await t.auth.configureSso(adaClaims, {
+      issuer: 'https://idp.acme.test',
+      clientId: 'acme',
+      clientSecret: 'sso-client-secret-for-unit-tests',
+      enforce: true,
+    });
+    const totp = t.auth
+      .setupTotp({ mfaToken: totpToken })
+      .then((made) =>
+        t.auth.confirmTotp({ mfaToken: totpToken }, { code: totpCode(made.secret, t.clock.now()) }),
+      );
+    expect(await code(totp)).toBe('sso_required');
+    const authenticator = new SoftwareAuthenticator(PASSKEY_ORIGIN);
+    const passkey = t.auth
+      .passkeyRegistrationOptions({ mfaToken: passkeyToken })
+      .then((options) =>
+        t.auth.addPasskey({ mfaToken: passkeyToken }, { credential: authenticator.register(options) }),
+      );
+    expect(await code(passkey)).toBe('sso_required');
   });
 
   it('checks the connection input and the issuer before storing anything', async () => {

@@ -91,7 +91,7 @@ export const MFA_OPERATIONS = [
     bodyOptional: true,
     recent: true,
     success: { status: 200, body: totpSetupSchema, description: 'The secret, shown this once.' },
-    problems: ['already_enabled'],
+    problems: ['already_enabled', 'sso_required'],
     handler: async ({ ctx }, settings) =>
       settings.auth.setupTotp(await enrollingCaller(ctx, settings), requestContext(ctx)),
   }),
@@ -113,6 +113,7 @@ export const MFA_OPERATIONS = [
       description:
         'The recovery codes (`null` when the earlier ones stay), with an `mfaToken` the tokens too.',
     },
+    problems: ['sso_required'],
     handler: async ({ ctx, body }, settings) => {
       const caller = await enrollingCaller(ctx, settings);
       const input = { code: body.code, deviceInfo: body.deviceInfo };
