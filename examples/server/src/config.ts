@@ -114,7 +114,7 @@ export interface ServerConfig {
     dnsServers: string[] | undefined;
     /**
      * `SSO_ALLOW_INSECURE_ISSUERS`: accept `http:` issuers (a provider on loopback, for tests and local
-     * development only; refused in production).
+     * development only; refused in production). Off, no request goes to a provider at a non-public address.
      */
     allowInsecureIssuers: boolean;
   };

@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client';
 import type { IdentityProvider, IdentityProviderClient, IdentityProviderResult } from 'tenant-auth-core';
+import { publicOnlyFetch } from './public-fetch.js';
 
 /**
  * Options of {@link createOpenIdClientProvider}.
@@ -9,7 +10,9 @@ import type { IdentityProvider, IdentityProviderClient, IdentityProviderResult }
  */
 export interface OpenIdClientProviderOptions {
   /**
-   * Allow `http:` issuers (loopback test providers only; never in production). Default `false`.
+   * Allow `http:` issuers, and providers at loopback or private addresses (test providers on loopback
+   * only; never in production). Default `false`: every request to a provider (discovery, token, keys)
+   * goes to a public address only.
    */
   allowInsecureRequests?: boolean;
   /** Timeout of each request to a provider. Default 10. */
@@ -51,6 +54,11 @@ export function createOpenIdClientProvider(options: OpenIdClientProviderOptions 
     ...(options.allowInsecureRequests ? [oidc.allowInsecureRequests] : []),
     oidc.enableNonRepudiationChecks,
   ];
+  // An issuer is an owner's input, and its discovery document names the token and key endpoints: without
+  // this, an owner could make the server request addresses of its own network (SSRF).
+  const network = options.allowInsecureRequests
+    ? {}
+    : { [oidc.customFetch]: publicOnlyFetch as oidc.CustomFetch };
 
   function configurationOf(client: IdentityProviderClient): Promise<oidc.Configuration> {
     const key = JSON.stringify([client.issuer, client.clientId, client.clientSecret]);
@@ -61,7 +69,7 @@ export function createOpenIdClientProvider(options: OpenIdClientProviderOptions 
       client.clientId,
       { client_secret: client.clientSecret, redirect_uris: [client.redirectUri] },
       oidc.ClientSecretBasic(client.clientSecret),
-      { execute, timeout },
+      { execute, timeout, ...network },
     );
     cache.set(key, { config, until: Date.now() + cacheMs });
     // A failed discovery is not kept: the next sign-in tries again.
@@ -77,10 +85,7 @@ export function createOpenIdClientProvider(options: OpenIdClientProviderOptions 
         'tenant-auth-discovery-check',
         undefined,
         oidc.None(),
-        {
-          execute,
-          timeout,
-        },
+        { execute, timeout, ...network },
       );
       const metadata = config.serverMetadata();
       if (metadata.issuer !== issuer && metadata.issuer !== issuer.replace(/\/+$/, ''))

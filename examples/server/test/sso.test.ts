@@ -3,8 +3,8 @@ import { createTenantAuthClient } from 'tenant-auth-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftwareAuthenticator } from '../../../test-support/software-authenticator.js';
 import { startTxtDnsServer, type TxtDnsServer } from './helpers/dns-txt.js';
-import { api, expectProblem, PASSWORD } from './helpers/http.js';
-import { claimsOf } from './helpers/mfa.js';
+import { api, expectProblem, PASSWORD, setCookies } from './helpers/http.js';
+import { claimsOf, enrolTotp, passwordStep } from './helpers/mfa.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from './helpers/oidc-provider.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';
 import { TestInbox } from './helpers/smtp.js';
@@ -344,6 +344,63 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       await server.auth.whenIdle();
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(inbox.to(email)).toHaveLength(mailed);
+    });
+
+    it('a second-factor challenge begun before enforce gives no password session after it (sso_required)', async () => {
+      const tenant = await ssoTenant(url, dns, op);
+      const email = `pending@${tenant.domain}`;
+      op.accounts.set('sub-pending', { email });
+      const viaSso = await signInWithProvider(email, 'sub-pending');
+      const ssoAccess = viaSso.cookies.access_token?.value ?? '';
+      const { recoveryCodes } = await enrolTotp(url, ssoAccess, new Date());
+      // A password, set through a reset link before enforcement.
+      const link = await inbox.tokenFrom(email, '/reset-password', () =>
+        api(url, '/auth/password/forgot', { body: { email } }),
+      );
+      expect(
+        (await api(url, '/auth/password/reset', { body: { token: link, password: PASSWORD } })).status,
+      ).toBe(204);
+      const mfaToken = await passwordStep(url, email);
+      const put = await api(url, '/tenants/me/sso', {
+        method: 'PUT',
+        token: tenant.ownerToken,
+        body: { issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, enforce: true },
+      });
+      expect(put.status).toBe(200);
+      const verified = await api(url, '/auth/mfa/verify', {
+        body: { mfaToken, method: 'recovery_code', code: recoveryCodes[0] },
+      });
+      expectProblem(verified, 403, 'sso_required');
+      expect(setCookies(verified.res).access_token).toBeUndefined();
+    });
+
+    it('accepting an invitation into a held address makes the account but no password session (sso_required)', async () => {
+      const tenant = await ssoTenant(url, dns, op, { enforce: true });
+      // The owner's address is verified by its own first SSO login (an owner may invite once verified).
+      op.accounts.set('sub-inviting-owner', { email: tenant.ownerEmail });
+      const ownerSso = await signInWithProvider(tenant.ownerEmail, 'sub-inviting-owner');
+      const ownerToken = ownerSso.cookies.access_token?.value ?? '';
+      const email = `invited@${tenant.domain}`;
+      const token = await inbox.tokenFrom(email, '/accept-invitation', async () => {
+        const invited = await api(url, '/tenants/me/invitations', {
+          token: ownerToken,
+          body: { email, role: 'member' },
+        });
+        expect(invited.status).toBe(201);
+      });
+      const accepted = await api(url, '/auth/invitations/accept', { body: { token, password: PASSWORD } });
+      expectProblem(accepted, 403, 'sso_required');
+      expect(setCookies(accepted.res).access_token).toBeUndefined();
+      // The account exists (the password stays refused); the provider signs it in.
+      expectProblem(
+        await api(url, '/auth/login', { body: { email, password: PASSWORD } }),
+        403,
+        'sso_required',
+      );
+      op.accounts.set('sub-invited', { email });
+      const viaSso = await signInWithProvider(email, 'sub-invited');
+      expect(viaSso.status).toBe(303);
+      expect(claimsOf(viaSso.cookies.access_token?.value ?? '').amr).toEqual(['sso']);
     });
   });
 });

@@ -10,7 +10,7 @@ import { clientKeys, hashingOwner } from '../rate-limit/client-ip-key.js';
 import type { AttemptReservation, LoginThrottle } from '../rate-limit/login-throttle.js';
 import type { RequestContext } from '../records.js';
 import type { SessionTokens } from '../sessions/session-tokens.js';
-import { assertNotHeldToSso } from '../sso/sso-hold.js';
+import { assertNotHeldToSso, heldToSso, ssoRequired } from '../sso/sso-hold.js';
 import type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
 import { CONTROL_CHARACTER, ILL_FORMED, optionalText } from './inputs.js';
 
@@ -138,6 +138,9 @@ export function createLogin(deps: {
       // turned on after the check above is seen here, so no password-only session outlives its revocation.
       await tx.tenants.lock(user.tenantId);
       if ((await tx.tenants.findById(user.tenantId))?.requireMfa) return false;
+      // Turning SSO's `enforce` on takes the lock too: read again under it, no password session of a held
+      // user outlives the revocation that came with it.
+      if (await heldToSso(tx, user)) throw ssoRequired();
       await tx.sessions.create(session);
       const parties = {
         tenantId: user.tenantId,

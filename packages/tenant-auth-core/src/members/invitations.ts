@@ -18,6 +18,7 @@ import { rateLimited } from '../rate-limit/rate-limiter.js';
 import type { Invitation, OneTimeTokenRecord, RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
 import { slugify } from '../slug.js';
+import { heldToSso, ssoRequired } from '../sso/sso-hold.js';
 import { hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
 import { atLeast, isRole, type Role } from './roles.js';
 
@@ -217,6 +218,7 @@ function createInvitationAcceptance(services: Services) {
         ['pwd'],
       );
       let setupFirst = false;
+      let heldFirst = false;
       try {
         await events.transaction(async (tx, record) => {
           // Consumed in the transaction that creates the user: if anything below fails, it is usable again.
@@ -232,14 +234,17 @@ function createInvitationAcceptance(services: Services) {
             : null;
           if (!inviter || !mayGrant(inviter.role, user.role)) throw invalidOrExpired();
           await tx.users.create(user);
+          // Read under the lock (turning SSO's `enforce` on takes it too): an address the tenant signs in
+          // through its provider gets no password session, else an invitation would bypass `enforce`.
+          heldFirst = await heldToSso(tx, user);
           // Read under the lock: a policy turned on a moment ago holds for this account too.
-          setupFirst = (await tx.tenants.findById(tenant.id))?.requireMfa === true;
-          if (!setupFirst) await tx.sessions.create(session);
+          setupFirst = !heldFirst && (await tx.tenants.findById(tenant.id))?.requireMfa === true;
+          if (!setupFirst && !heldFirst) await tx.sessions.create(session);
           const parties = {
             tenantId: tenant.id,
             actorId: user.id,
             subjectId: invitation.id,
-            sessionId: setupFirst ? null : session.id,
+            sessionId: setupFirst || heldFirst ? null : session.id,
           };
           await record({ type: 'invitation_accepted', role: user.role, ...events.base(parties, context) });
         });
@@ -247,6 +252,7 @@ function createInvitationAcceptance(services: Services) {
         if (isTenantAuthError(err, 'email_taken')) throw emailTaken();
         throw err;
       }
+      if (heldFirst) throw ssoRequired();
       if (setupFirst) throw await secondFactor.setupRequired(user, ['pwd']);
       return sessionTokens.respond(session, user, refreshToken, true);
     },

@@ -3,6 +3,7 @@ import type { AccessClaims, TokenResponse } from '../claims.js';
 import { invalidToken, TenantAuthError } from '../errors.js';
 import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
+import { assertNotHeldToSso } from '../sso/sso-hold.js';
 import type { MfaChallengeRecord } from '../stores/factor-store.js';
 import {
   incorrectCode,
@@ -45,6 +46,8 @@ export function createTotpEnrolment(
     if (challenge?.purpose !== 'setup') throw invalidToken();
     const user = await stores.users.findById(challenge.tenantId, challenge.userId);
     if (!user) throw invalidToken();
+    // A setup challenge a password began before the tenant enforced SSO makes no session after it.
+    await assertNotHeldToSso(stores, user);
     return { user, claims: null, challenge };
   }
 

@@ -3,6 +3,7 @@ import type { AuthMethod, TokenResponse } from '../claims.js';
 import type { TenantAuthError } from '../errors.js';
 import type { RequestContext } from '../records.js';
 import type { Services } from '../services.js';
+import { assertNotHeldToSso } from '../sso/sso-hold.js';
 import type { MfaChallengeRecord } from '../stores/factor-store.js';
 import {
   createFactorAnswers,
@@ -78,6 +79,9 @@ export function createMfaVerification(services: Services) {
     if (challenge?.purpose !== 'verify') throw invalidMfaToken();
     const user = await stores.users.findById(challenge.tenantId, challenge.userId);
     if (!user) throw invalidMfaToken();
+    // A challenge a password began before the tenant enforced SSO (which revoked the user's password
+    // sessions) makes no new one: the same refusal as the password login now.
+    await assertNotHeldToSso(stores, user);
     if (passkey) return verifyPasskey(challenge, user, input, context);
 
     let response: TokenResponse | undefined;

@@ -3,7 +3,7 @@ import type { TokenResponse } from '../claims.js';
 import { TenantAuthError, validationError } from '../errors.js';
 import type { RequestContext } from '../records.js';
 import type { Services } from '../services.js';
-import { assertNotHeldToSso } from '../sso/sso-hold.js';
+import { assertNotHeldToSso, heldToSso, ssoRequired } from '../sso/sso-hold.js';
 import { auditCounterRegression, withPasskey } from '../webauthn/passkey-ceremonies.js';
 import type { PasskeyLoginInput } from './passkey-types.js';
 
@@ -33,6 +33,10 @@ export function createPasskeyLogin(services: Services) {
     await assertNotHeldToSso(stores, user);
     const made = await sessionTokens.newSession(user, context, deviceInfo.value, withPasskey([]));
     const used = await events.transaction(async (tx, record) => {
+      // Turning SSO's `enforce` on takes the tenant lock: read again under it, no passkey session of a held
+      // user outlives the revocation that came with it.
+      await tx.tenants.lock(user.tenantId);
+      if (await heldToSso(tx, user)) throw ssoRequired();
       const use = { expectedCounter: check.passkey.counter, counter: check.counter, at: clock.now() };
       if (!(await tx.passkeys.recordUse(user.tenantId, check.passkey.id, use))) return false;
       await tx.sessions.create(made.session);

@@ -7,6 +7,7 @@ import { storeNewRecoveryCodes } from '../mfa/recovery-codes.js';
 import { mfaTokenHash } from '../mfa/second-factor-gate.js';
 import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
+import { assertNotHeldToSso } from '../sso/sso-hold.js';
 import type { MfaChallengeRecord } from '../stores/factor-store.js';
 import type { PasskeyRecord } from '../stores/passkey-store.js';
 import { invalidCredential, withPasskey } from '../webauthn/passkey-ceremonies.js';
@@ -43,6 +44,8 @@ export function createPasskeyRegistration(
     if (challenge?.purpose !== 'setup') throw invalidToken();
     const user = await stores.users.findById(challenge.tenantId, challenge.userId);
     if (!user) throw invalidToken();
+    // A setup challenge a password began before the tenant enforced SSO makes no session after it.
+    await assertNotHeldToSso(stores, user);
     return { user, claims: null, challenge };
   }
 

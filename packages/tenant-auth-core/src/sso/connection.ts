@@ -74,10 +74,10 @@ export const toSsoConnection = (record: SsoConnectionRecord, redirectUri: string
 });
 
 /**
- * @internal Turning `enforce` on: every session of the users it holds (not owners, addresses in a
+ * @internal Turning `enforce` on (or verifying a domain while it is on): every session of the users it holds (not owners, addresses in a
  * verified domain of the tenant) that SSO did not make is revoked. Returns how many.
  */
-async function revokeHeldSessions(
+export async function revokeHeldSessions(
   tx: TransactionStores & { sso: SsoStore },
   tenantId: string,
   now: Date,

@@ -4,6 +4,7 @@ import { notFound, TenantAuthError } from '../errors.js';
 import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
 import type { DomainRecord } from '../stores/sso-store.js';
+import { revokeHeldSessions } from './connection.js';
 import { challengeName, challengeValue, checkedDomain } from './domain-names.js';
 import type { DomainResolver } from './sso-ports.js';
 import type { Domain } from './sso-types.js';
@@ -95,15 +96,23 @@ export function createDomains(
         `The TXT record ${challengeName(domain.name)} does not hold the expected value (yet).`,
       );
     }
-    return events.transaction(async (tx, record) => {
+    const verified = await events.transaction(async (tx, record) => {
+      // The lock logins take to read the hold: none stores a session of a user this verification holds.
+      if (!(await tx.tenants.lock(user.tenantId))) throw notFound();
       const outcome = await tx.sso.verifyDomain(user.tenantId, domain.name, clock.now());
       if (outcome === 'missing') throw notFound();
       if (outcome === 'taken') throw domainTaken();
+      // Under `enforce`, the domain's users are held to SSO from now on: as when it is turned on, their
+      // password and passkey sessions end.
+      if ((await tx.sso.findConnection(user.tenantId))?.enforce)
+        await revokeHeldSessions(tx, user.tenantId, clock.now());
       await record({ type: 'domain_verified', ...events.base(parties(user, claims), context) });
-      const verified = await tx.sso.findDomain(user.tenantId, domain.name);
-      if (!verified) throw notFound();
-      return toDomain(verified);
+      const found = await tx.sso.findDomain(user.tenantId, domain.name);
+      if (!found) throw notFound();
+      return toDomain(found);
     });
+    services.cache.forgetAll();
+    return verified;
   }
 
   async function removeDomain(

@@ -1,15 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import { SoftwareAuthenticator } from '../../../../test-support/software-authenticator.js';
 import {
   code,
+  enrolTotp,
   fieldCodes,
   join,
+  mfaTokenOf,
   owner,
   PASSWORD,
   setup,
   ssoSignIn,
   ssoTenant,
+  totpCode,
   verify,
 } from '../test-helpers.js';
+
+const PASSKEY_ORIGIN = 'https://app.test';
 
 describe('single sign-on (core, fake ports)', () => {
   it('creates a user just in time, then finds it by (issuer, sub); amr has mfa only when the provider says so', async () => {
@@ -39,6 +45,30 @@ describe('single sign-on (core, fake ports)', () => {
     expect(await ssoSignIn(t, 'cat@kilo.test')).toMatchObject({ ok: false, code: 'domain_mismatch' });
     t.idp.signsIn('sub-3', 'Eve@KILO.test');
     expect(await ssoSignIn(t, 'cat@kilo.test')).toMatchObject({ ok: true });
+  });
+
+  it('refuses an address the provider says is unverified, a subdomain of a verified domain, and another issuer', async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@acme.test');
+    await ssoTenant(t, ada.claims, 'acme.test');
+    const identity = { issuer: 'https://idp.acme.test', subject: 'sub-u', amr: [] };
+    t.idp.next = { ok: true, identity: { ...identity, email: 'uma@acme.test', emailVerified: false } };
+    expect(await ssoSignIn(t, 'uma@acme.test')).toMatchObject({ ok: false, code: 'domain_mismatch' });
+    // Only the verified name itself: a subdomain was never proven.
+    t.idp.signsIn('sub-u', 'uma@eng.acme.test');
+    expect(await ssoSignIn(t, 'uma@acme.test')).toMatchObject({ ok: false, code: 'domain_mismatch' });
+    t.idp.next = {
+      ok: true,
+      identity: {
+        ...identity,
+        issuer: 'https://other.idp.test',
+        email: 'uma@acme.test',
+        emailVerified: true,
+      },
+    };
+    expect(await ssoSignIn(t, 'uma@acme.test')).toMatchObject({ ok: false, code: 'invalid_id_token' });
+    // None of these made an account.
+    expect(await t.stores.users.findByEmail('uma@acme.test')).toBeNull();
   });
 
   it('refuses a state that expired, or one sealed for another purpose; keeps returnTo to the app only', async () => {
@@ -91,6 +121,103 @@ describe('single sign-on (core, fake ports)', () => {
     expect(JSON.stringify(await t.stores.sso.findConnection(ada.tenant.id))).not.toContain(
       'sso-client-secret-for-unit-tests',
     );
+  });
+
+  it.each(['password', 'passkey'] as const)(
+    'a %s login that passed the hold check as enforce is turned on makes no session after it',
+    async (way) => {
+      const t = setup({ webauthn: { rpId: 'app.test', origins: [PASSKEY_ORIGIN] } });
+      const ada = await owner(t.auth, 'ada@acme.test');
+      await verify(t, 'ada@acme.test');
+      const bob = await join(t, ada.claims, 'bob@acme.test', 'member');
+      const authenticator = new SoftwareAuthenticator(PASSKEY_ORIGIN);
+      if (way === 'passkey') {
+        const options = await t.auth.passkeyRegistrationOptions({ claims: bob.claims });
+        await t.auth.addPasskey({ claims: bob.claims }, { credential: authenticator.register(options) });
+      }
+      await ssoTenant(t, ada.claims, 'acme.test');
+      // The owner turns enforce on right after bob's login read the connection (not enforcing yet).
+      const findConnection = t.stores.sso.findConnection;
+      let armed = true;
+      t.stores.sso.findConnection = async (tenantId) => {
+        const found = await findConnection(tenantId);
+        if (armed) {
+          armed = false;
+          await t.auth.configureSso(ada.claims, {
+            issuer: 'https://idp.acme.test',
+            clientId: 'acme',
+            clientSecret: 'sso-client-secret-for-unit-tests',
+            enforce: true,
+          });
+        }
+        return found;
+      };
+      const login =
+        way === 'password'
+          ? t.auth.login({ email: 'bob@acme.test', password: PASSWORD })
+          : t.auth
+              .passkeyLoginOptions()
+              .then((o) => t.auth.loginWithPasskey({ credential: authenticator.authenticate(o) }));
+      expect(await code(login)).toBe('sso_required');
+      expect(armed).toBe(false);
+      expect(await t.stores.sessions.listActiveForUser(ada.tenant.id, bob.user.id, t.clock.now())).toEqual(
+        [],
+      );
+    },
+  );
+
+  it('under enforce, verifying another domain revokes the password sessions of its users', async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@acme.test');
+    await verify(t, 'ada@acme.test');
+    const bob = await join(t, ada.claims, 'bob@beta.test', 'member');
+    await ssoTenant(t, ada.claims, 'acme.test', { enforce: true });
+    const before = await t.auth.login({ email: 'bob@beta.test', password: PASSWORD });
+    const added = await t.auth.addDomain(ada.claims, { domain: 'beta.test' });
+    t.txt.set(added.verification.name, [[added.verification.value]]);
+    await t.auth.verifyDomain(ada.claims, 'beta.test');
+    expect(await code(t.auth.refresh(before.refreshToken))).toBe('invalid_token');
+    expect(await t.stores.sessions.listActiveForUser(ada.tenant.id, bob.user.id, t.clock.now())).toEqual([]);
+    expect(await code(t.auth.login({ email: 'bob@beta.test', password: PASSWORD }))).toBe('sso_required');
+  });
+
+  it('a setup challenge of requireMfa begun before enforce gives no password session after it', async () => {
+    const t = setup({ webauthn: { rpId: 'app.test', origins: [PASSKEY_ORIGIN] } });
+    const ada = await owner(t.auth, 'ada@acme.test');
+    await verify(t, 'ada@acme.test');
+    await join(t, ada.claims, 'bob@acme.test', 'member');
+    await ssoTenant(t, ada.claims, 'acme.test');
+    const { secret } = await enrolTotp(t.auth, ada.claims, () => t.clock.now());
+    t.clock.advance(30_000);
+    const strong = await t.auth.reauthenticate(ada.claims, {
+      password: PASSWORD,
+      method: 'totp',
+      code: totpCode(secret, t.clock.now()),
+    });
+    const adaClaims = await t.auth.verifyAccessToken(strong.accessToken);
+    await t.auth.setSecurityPolicy(adaClaims, { requireMfa: true });
+    // Bob's password is right: the tenant requires a factor he has not got yet.
+    const totpToken = await mfaTokenOf(t.auth.login({ email: 'bob@acme.test', password: PASSWORD }));
+    const passkeyToken = await mfaTokenOf(t.auth.login({ email: 'bob@acme.test', password: PASSWORD }));
+    await t.auth.configureSso(adaClaims, {
+      issuer: 'https://idp.acme.test',
+      clientId: 'acme',
+      clientSecret: 'sso-client-secret-for-unit-tests',
+      enforce: true,
+    });
+    const totp = t.auth
+      .setupTotp({ mfaToken: totpToken })
+      .then((made) =>
+        t.auth.confirmTotp({ mfaToken: totpToken }, { code: totpCode(made.secret, t.clock.now()) }),
+      );
+    expect(await code(totp)).toBe('sso_required');
+    const authenticator = new SoftwareAuthenticator(PASSKEY_ORIGIN);
+    const passkey = t.auth
+      .passkeyRegistrationOptions({ mfaToken: passkeyToken })
+      .then((options) =>
+        t.auth.addPasskey({ mfaToken: passkeyToken }, { credential: authenticator.register(options) }),
+      );
+    expect(await code(passkey)).toBe('sso_required');
   });
 
   it('checks the connection input and the issuer before storing anything', async () => {

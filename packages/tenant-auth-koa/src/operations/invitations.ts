@@ -73,7 +73,7 @@ export const INVITATION_OPERATIONS = [
     tag: 'auth',
     summary: 'Accept an invitation: create the account in the inviting tenant, and log in.',
     description:
-      'Into a tenant that requires a second factor, the account is created and the answer is `401 mfa_setup_required` with an `mfaToken` to enrol with (no session, no cookie).',
+      'Into a tenant that requires a second factor, the account is created and the answer is `401 mfa_setup_required` with an `mfaToken` to enrol with (no session, no cookie). For an address the tenant signs in through single sign-on (`enforce`, a verified domain, not an owner), the account is created and the answer is `403 sso_required` (no session, no cookie).',
     body: 'acceptInvitation',
     success: {
       status: 201,
@@ -81,7 +81,7 @@ export const INVITATION_OPERATIONS = [
       description: 'Joined and logged in; cookies set.',
       cookies: 'set',
     },
-    problems: ['mfa_setup_required'],
+    problems: ['mfa_setup_required', 'sso_required'],
     handler: async ({ ctx, body }, { auth, cookies }) => {
       const result = await auth.acceptInvitation(body, requestContext(ctx));
       setTokenCookies(ctx, cookies, result);

@@ -62,7 +62,7 @@ export const MFA_OPERATIONS = [
     tag: 'mfa',
     summary: 'Answer the second-factor challenge of a login, and log in.',
     description:
-      'With the `mfaToken` of a `mfa_required` answer: a TOTP code, or a recovery code (used up). A wrong code counts against the token (five wrong answers end it) and against the per-account second-factor budget, never against the password throttle.',
+      'With the `mfaToken` of a `mfa_required` answer: a TOTP code, or a recovery code (used up). A wrong code counts against the token (five wrong answers end it) and against the per-account second-factor budget, never against the password throttle. A user its tenant has since held to single sign-on (`enforce`) gets `403 sso_required`.',
     body: 'verifyMfa',
     success: {
       status: 200,
@@ -70,7 +70,7 @@ export const MFA_OPERATIONS = [
       description: 'Logged in, `amr` `["pwd","otp","mfa"]`; cookies set.',
       cookies: 'set',
     },
-    problems: ['invalid_token'],
+    problems: ['invalid_token', 'sso_required'],
     handler: async ({ ctx, body }, { auth, cookies }) => {
       const result = await auth.verifyMfa(body, requestContext(ctx));
       setTokenCookies(ctx, cookies, result);
@@ -91,7 +91,7 @@ export const MFA_OPERATIONS = [
     bodyOptional: true,
     recent: true,
     success: { status: 200, body: totpSetupSchema, description: 'The secret, shown this once.' },
-    problems: ['already_enabled'],
+    problems: ['already_enabled', 'sso_required'],
     handler: async ({ ctx }, settings) =>
       settings.auth.setupTotp(await enrollingCaller(ctx, settings), requestContext(ctx)),
   }),
@@ -113,6 +113,7 @@ export const MFA_OPERATIONS = [
       description:
         'The recovery codes (`null` when the earlier ones stay), with an `mfaToken` the tokens too.',
     },
+    problems: ['sso_required'],
     handler: async ({ ctx, body }, settings) => {
       const caller = await enrollingCaller(ctx, settings);
       const input = { code: body.code, deviceInfo: body.deviceInfo };

@@ -35,6 +35,7 @@ export const PASSKEY_OPERATIONS = [
     bodyOptional: true,
     recent: true,
     success: { status: 200, body: creationOptionsSchema, description: 'The creation options (JSON form).' },
+    problems: ['sso_required'],
     handler: async ({ ctx }, settings) =>
       settings.auth.passkeyRegistrationOptions(await enrollingCaller(ctx, settings)),
   }),
@@ -55,6 +56,7 @@ export const PASSKEY_OPERATIONS = [
       body: addPasskeyResponseSchema,
       description: 'The passkey; with an `mfaToken` the tokens and recovery codes too.',
     },
+    problems: ['sso_required'],
     handler: async ({ ctx, body }, settings) => {
       const caller = await enrollingCaller(ctx, settings);
       const input = { credential: body.credential, name: body.name, deviceInfo: body.deviceInfo };
