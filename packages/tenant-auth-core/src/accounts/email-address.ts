@@ -4,6 +4,7 @@ import { parseEmail } from '../email.js';
 import { invalidOrExpired, isTenantAuthError, mailUnavailable, validationError } from '../errors.js';
 import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
+import { assertNotHeldToSso, heldToSso, ssoRequired } from '../sso/sso-hold.js';
 import type { TransactionStores } from '../stores/tenant-auth-stores.js';
 import { FIXED_LIFETIMES, hashOneTimeToken, LINK_PATHS } from '../tokens/one-time-tokens.js';
 import { requiredText } from './inputs.js';
@@ -126,6 +127,8 @@ function createEmailChange(
       if (!newEmail.ok) throw validationError([{ ...newEmail.error, field: 'newEmail' }]);
       const user = await actingUser(stores, claims, clock.now());
       await confirmPassword(user, password, 'password', context);
+      // A user held to SSO would leave its verified domain, and the hold, with a password it still knows.
+      await assertNotHeldToSso(stores, user);
       if (newEmail.email === user.email || (await stores.users.findByEmail(newEmail.email))) {
         throw emailTaken('newEmail');
       }
@@ -184,6 +187,8 @@ function createEmailChange(
           if (!asking || asking.userId !== user.id || asking.revokedAt !== null || asking.expiresAt <= now) {
             throw invalidOrExpired();
           }
+          // Asked before `enforce` (from an SSO session, which enforcing keeps): still no way out of the hold.
+          if (await heldToSso(tx, user)) throw ssoRequired();
           await tx.users.changeEmail(user.tenantId, user.id, issued.email);
           await tx.sessions.revokeAllForUser(
             user.tenantId,

@@ -166,6 +166,35 @@ describe('single sign-on (core, fake ports)', () => {
     },
   );
 
+  it('a user held to SSO cannot change its address out of the verified domain, nor confirm a change asked before', async () => {
+    const t = setup();
+    const ada = await owner(t.auth, 'ada@acme.test');
+    await verify(t, 'ada@acme.test');
+    await join(t, ada.claims, 'bob@acme.test', 'member');
+    await ssoTenant(t, ada.claims, 'acme.test');
+    t.idp.signsIn('sub-bob', 'bob@acme.test');
+    const viaSso = await ssoSignIn(t, 'bob@acme.test');
+    if (!viaSso.ok) throw new Error(viaSso.code);
+    const bob = await t.auth.verifyAccessToken(viaSso.tokens.accessToken);
+    // Asked before enforce, from the SSO session (which enforcing keeps).
+    await t.auth.changeEmail(bob, { newEmail: 'bob@elsewhere.example', password: PASSWORD });
+    await t.settle();
+    const token = t.inbox.token('bob@elsewhere.example', '/confirm-email-change');
+    await t.auth.configureSso(ada.claims, {
+      issuer: 'https://idp.acme.test',
+      clientId: 'acme',
+      clientSecret: 'sso-client-secret-for-unit-tests',
+      enforce: true,
+    });
+    expect(await code(t.auth.confirmEmailChange({ token }))).toBe('sso_required');
+    expect(await code(t.auth.changeEmail(bob, { newEmail: 'bob@other.example', password: PASSWORD }))).toBe(
+      'sso_required',
+    );
+    expect((await t.stores.users.findById(bob.tenantId, bob.userId))?.email).toBe('bob@acme.test');
+    // The owner keeps the way back in, and may change its address.
+    await t.auth.changeEmail(ada.claims, { newEmail: 'ada@elsewhere.example', password: PASSWORD });
+  });
+
   it('under enforce, verifying another domain revokes the password sessions of its users', async () => {
     const t = setup();
     const ada = await owner(t.auth, 'ada@acme.test');

@@ -47,6 +47,7 @@ export const EMAIL_OPERATIONS = [
     summary: 'Ask to change the email: a link to the new address, a notice to the old one.',
     body: 'changeEmail',
     success: { status: 202, body: acceptedSchema, description: '`{}`.' },
+    problems: ['sso_required'],
     handler: async ({ ctx, caller, body }, { auth }) => {
       await auth.changeEmail(caller, body, requestContext(ctx));
       return {};
@@ -62,6 +63,7 @@ export const EMAIL_OPERATIONS = [
     summary: 'Confirm an email change from its link; every other session is revoked.',
     body: 'confirmEmailChange',
     success: { status: 204, description: 'Changed.' },
+    problems: ['sso_required'],
     handler: async ({ ctx, body }, { auth }) => {
       await auth.confirmEmailChange(body, requestContext(ctx));
     },
