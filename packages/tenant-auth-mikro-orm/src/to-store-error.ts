@@ -183,3 +183,15 @@ export function toStoreError(err: unknown): TenantAuthError {
     cause: new StoreDriverError(err),
   });
 }
+
+/**
+ * @internal Runs `fn` as a store call: driver errors become `TenantAuthError`s whose cause holds no row
+ * values ({@link toStoreError}).
+ */
+export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toStoreError(err);
+  }
+}

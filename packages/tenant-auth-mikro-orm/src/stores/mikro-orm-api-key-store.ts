@@ -2,7 +2,7 @@ import { isUuid, type Role } from 'tenant-auth-core';
 import type { ApiKeyRecord, ApiKeyStore } from 'tenant-auth-core/store-kit';
 import { tenantAuthApiKeySchema } from '../entities/api-key.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
-import { toStoreError } from '../to-store-error.js';
+import { guarded } from '../to-store-error.js';
 import { affectedRows, checkBatchSize, executeSql, type SqlScope, selectRows } from './sql.js';
 
 const COLUMNS = `id, tenant_id as "tenantId", name, role, prefix, secret_hash as "secretHash",
@@ -39,15 +39,6 @@ const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
   lastUsedAt: dateOrNull(row.lastUsedAt),
   revokedAt: dateOrNull(row.revokedAt),
 });
-
-/** Runs `fn` as a store call: driver errors become `TenantAuthError`s whose cause holds no row values. */
-async function guarded<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw toStoreError(err);
-  }
-}
 
 /**
  * @internal `ApiKeyStore` on MikroORM, in SQL. A secret is looked up through the unique index on

@@ -7,7 +7,7 @@ import {
 } from '../entities/second-factor.js';
 import { tenantAuthUserSchema } from '../entities/user.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
-import { toStoreError } from '../to-store-error.js';
+import { guarded } from '../to-store-error.js';
 import { toAuthMethods } from './rows.js';
 import { affectedRows, checkBatchSize, type SqlScope, selectRows } from './sql.js';
 
@@ -49,15 +49,6 @@ const toChallenge = (row: ChallengeRow): MfaChallengeRecord => ({
   expiresAt: new Date(row.expiresAt),
   failures: Number(row.failures),
 });
-
-/** Runs `fn` as a store call: driver errors become `TenantAuthError`s whose cause holds no row values. */
-async function guarded<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw toStoreError(err);
-  }
-}
 
 /**
  * @internal `FactorStore` on MikroORM, in SQL: every compare-and-set is one conditional statement whose

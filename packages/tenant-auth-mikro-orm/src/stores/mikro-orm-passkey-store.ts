@@ -3,7 +3,7 @@ import type { PasskeyRecord, PasskeyStore, WebAuthnChallengeRecord } from 'tenan
 import { tenantAuthPasskeySchema, tenantAuthWebAuthnChallengeSchema } from '../entities/passkey.js';
 import { tenantAuthUserSchema } from '../entities/user.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
-import { toStoreError } from '../to-store-error.js';
+import { guarded } from '../to-store-error.js';
 import { affectedRows, checkBatchSize, type SqlScope, selectRows } from './sql.js';
 
 const PASSKEY_COLUMNS = `id, tenant_id as "tenantId", user_id as "userId", credential_id as "credentialId",
@@ -62,14 +62,6 @@ const toChallenge = (row: ChallengeRow): WebAuthnChallengeRecord => {
     expiresAt: new Date(row.expiresAt),
   };
 };
-
-async function guarded<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw toStoreError(err);
-  }
-}
 
 /**
  * @internal `PasskeyStore` on MikroORM, in SQL: adding is one `INSERT ... SELECT` from the user of the

@@ -14,7 +14,7 @@ import {
 import { tenantAuthTenantSchema } from '../entities/tenant.js';
 import { tenantAuthUserSchema } from '../entities/user.js';
 import { qualifiedTableName } from '../entity-manager-source.js';
-import { toStoreError } from '../to-store-error.js';
+import { guarded } from '../to-store-error.js';
 import { affectedRows, type SqlScope, selectRows } from './sql.js';
 
 const DOMAIN_COLUMNS = `tenant_id as "tenantId", name, token, created_at as "createdAt", verified_at as "verifiedAt"`;
@@ -51,15 +51,6 @@ function isUniqueViolation(err: unknown): boolean {
     if ((e as { code?: unknown }).code === '23505') return true;
   }
   return false;
-}
-
-/** Runs `fn` as a store call: driver errors become `TenantAuthError`s whose cause holds no row values. */
-async function guarded<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw toStoreError(err);
-  }
 }
 
 /**
