@@ -4,7 +4,12 @@ import { invalidToken, type TenantAuthError } from '../errors.js';
 import type { RequestContext, UserRecord } from '../records.js';
 import type { Services } from '../services.js';
 import type { MfaChallengeRecord } from '../stores/factor-store.js';
-import { auditCounterRegression, invalidCredential, withPasskey } from '../webauthn/passkey-ceremonies.js';
+import {
+  auditCounterRegression,
+  invalidCredential,
+  recordPasskeySignIn,
+  withPasskey,
+} from '../webauthn/passkey-ceremonies.js';
 import { credentialField, refuseFields, stringField, withinMfaBudget } from './factor-answers.js';
 import type { VerifyMfaInput } from './mfa-types.js';
 import { mfaTokenHash } from './second-factor-gate.js';
@@ -38,17 +43,8 @@ export function createPasskeyAnswer(
       );
       const used = await events.transaction(async (tx, record) => {
         if (!(await tx.factors.consumeChallenge(challenge.tokenHash, clock.now()))) throw invalidToken();
-        const use = { expectedCounter: check.passkey.counter, counter: check.counter, at: clock.now() };
-        if (!(await tx.passkeys.recordUse(user.tenantId, check.passkey.id, use))) return false;
-        await tx.sessions.create(made.session);
-        const parties = {
-          tenantId: user.tenantId,
-          actorId: user.id,
-          subjectId: user.id,
-          sessionId: made.session.id,
-        };
-        await record({ type: 'login_succeeded', ...events.base(parties, context) });
-        return true;
+        const signIn = { user, check, session: made.session, at: clock.now(), context };
+        return recordPasskeySignIn(tx, record, events, signIn);
       });
       if (used) response = await sessionTokens.respond(made.session, user, made.refreshToken, true);
       return used;

@@ -4,7 +4,7 @@ import { TenantAuthError, validationError } from '../errors.js';
 import type { RequestContext } from '../records.js';
 import type { Services } from '../services.js';
 import { assertNotHeldToSso, heldToSso, ssoRequired } from '../sso/sso-hold.js';
-import { auditCounterRegression, withPasskey } from '../webauthn/passkey-ceremonies.js';
+import { auditCounterRegression, recordPasskeySignIn, withPasskey } from '../webauthn/passkey-ceremonies.js';
 import type { PasskeyLoginInput } from './passkey-types.js';
 
 /** The one answer to a passkey login that fails, whatever failed (no hint for an attacker). */
@@ -37,17 +37,8 @@ export function createPasskeyLogin(services: Services) {
       // user outlives the revocation that came with it.
       await tx.tenants.lock(user.tenantId);
       if (await heldToSso(tx, user)) throw ssoRequired();
-      const use = { expectedCounter: check.passkey.counter, counter: check.counter, at: clock.now() };
-      if (!(await tx.passkeys.recordUse(user.tenantId, check.passkey.id, use))) return false;
-      await tx.sessions.create(made.session);
-      const parties = {
-        tenantId: user.tenantId,
-        actorId: user.id,
-        subjectId: user.id,
-        sessionId: made.session.id,
-      };
-      await record({ type: 'login_succeeded', ...events.base(parties, context) });
-      return true;
+      const signIn = { user, check, session: made.session, at: clock.now(), context };
+      return recordPasskeySignIn(tx, record, events, signIn);
     });
     if (!used) throw invalidPasskey();
     return sessionTokens.respond(made.session, user, made.refreshToken, true);

@@ -14,9 +14,11 @@ import { decodeClientDataJSON, isoBase64URL } from '@simplewebauthn/server/helpe
 import type { AuthMethod } from '../auth-methods.js';
 import type { Clock, RandomBytes } from '../clock.js';
 import { configurationError, validationError } from '../errors.js';
+import type { AuthEvent } from '../events/auth-event.js';
 import type { EventLog } from '../events/event-log.js';
-import type { RequestContext, UserRecord } from '../records.js';
+import type { RequestContext, SessionRecord, UserRecord } from '../records.js';
 import type { PasskeyRecord, PasskeyStore, WebAuthnChallengePurpose } from '../stores/passkey-store.js';
+import type { TransactionStores } from '../stores/tenant-auth-stores.js';
 import type { RelyingParty } from './relying-party.js';
 
 /** @internal How long a WebAuthn challenge lives: 5 minutes. */
@@ -284,4 +286,30 @@ export async function auditCounterRegression(
   const { tenantId, userId } = check.passkey;
   const parties = { tenantId, actorId: null, subjectId: userId, sessionId };
   await events.record({ type: 'passkey_counter_regressed', ...events.base(parties, context) });
+}
+
+/**
+ * @internal What a sign-in with a verified passkey writes, inside its caller's transaction: the
+ * counter's compare-and-set, the new session and `login_succeeded`. `false` (nothing written by this
+ * call) when a concurrent use of the same passkey won the counter.
+ */
+export async function recordPasskeySignIn(
+  tx: TransactionStores,
+  record: (event: AuthEvent) => Promise<void>,
+  events: EventLog,
+  input: {
+    user: UserRecord;
+    check: Extract<AssertionCheck, { ok: true }>;
+    session: SessionRecord;
+    at: Date;
+    context: RequestContext;
+  },
+): Promise<boolean> {
+  const { user, check, session, at, context } = input;
+  const use = { expectedCounter: check.passkey.counter, counter: check.counter, at };
+  if (!(await tx.passkeys.recordUse(user.tenantId, check.passkey.id, use))) return false;
+  await tx.sessions.create(session);
+  const parties = { tenantId: user.tenantId, actorId: user.id, subjectId: user.id, sessionId: session.id };
+  await record({ type: 'login_succeeded', ...events.base(parties, context) });
+  return true;
 }
