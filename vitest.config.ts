@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -22,6 +22,10 @@ export default defineConfig({
       { find: /^tenant-auth-koa\/contract$/, replacement: src('./packages/tenant-auth-koa/src/contract.ts') },
       { find: /^tenant-auth-koa$/, replacement: src('./packages/tenant-auth-koa/src/index.ts') },
       { find: /^tenant-auth-mikro-orm$/, replacement: src('./packages/tenant-auth-mikro-orm/src/index.ts') },
+      {
+        find: /^tenant-auth-mikro-orm\/sql$/,
+        replacement: src('./packages/tenant-auth-mikro-orm/src/sql/index.ts'),
+      },
       { find: /^tenant-auth-redis$/, replacement: src('./packages/tenant-auth-redis/src/index.ts') },
       { find: /^tenant-auth-client$/, replacement: src('./packages/tenant-auth-client/src/index.ts') },
     ],
@@ -53,6 +57,15 @@ export default defineConfig({
         extends: true,
         test: { name: 'client', include: ['packages/tenant-auth-client/{src,test}/**/*.test.ts'] },
       },
+      // Any other package (a new store backend, …): its tests run with no line of its own here.
+      {
+        extends: true,
+        test: {
+          name: 'packages',
+          include: ['packages/*/{src,test}/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'packages/tenant-auth-{core,koa,mikro-orm,redis,client}/**'],
+        },
+      },
       { extends: true, test: { name: 'server', include: ['examples/server/{src,test}/**/*.test.ts'] } },
       {
         extends: true,
@@ -60,6 +73,10 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'browser', include: ['examples/browser-e2e/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'web', include: ['examples/web/test/**/*.test.ts'] } },
+      // docs/extending.md's recipes: each a small file with its test, type-checked and run like any other.
+      { extends: true, test: { name: 'recipes', include: ['recipes/**/*.test.ts'] } },
+      // The repository's own scripts (the semver gate, …).
+      { extends: true, test: { name: 'scripts', include: ['scripts/**/*.test.ts'] } },
     ],
   },
 });

@@ -7,11 +7,8 @@
 #
 # Why not plain `changeset status`: without --since it diffs against the merge base with baseBranch
 # (main), which on main itself is HEAD, so it passes whatever changed. What changesets must cover is what
-# changed since the last release, so each package's base is the newer of
-#   - its last release tag <name>@<version> reachable from HEAD (made by `changeset publish`), and
-#   - the last commit that changed its package.json "version" (`pnpm version-packages`, which consumes
-#     the changesets: this also covers the time between versioning and publishing, and clones without tags),
-# or the repository's first commit when there is neither. Then:
+# changed since the last release, so each package's base is its last release as .ci/release-bases.sh
+# finds it (the newer of its release tag and its last version bump; the first commit before any). Then:
 #  1. `pnpm changeset status --since=<newest base>` validates the changeset files and changesets' own rule
 #     (every package changed since then is released). That rule counts a package as covered when it is only
 #     bumped as a dependent of another (updateInternalDependencies), so also:
@@ -23,45 +20,19 @@ cd "$(dirname "$0")/.."
 
 source .ci/node.sh
 
-if [ "$(git rev-parse --is-shallow-repository)" = "true" ]; then
-  echo "changeset-check: this is a shallow clone; the check needs the history since the last release (clone with full depth)" >&2
-  exit 2
-fi
-
+# Each published package and its last release (.ci/release-bases.sh; it fails on a shallow clone).
+bases="$(bash .ci/release-bases.sh)"
 first_commit="$(git rev-list --max-parents=0 HEAD | tail -n1)"
 failed=0
 
-# Published packages: every packages/*/package.json that is not private.
 pkg_dirs=()
 pkg_names=()
-for dir in packages/*/; do
-  dir="${dir%/}"
-  [ -f "$dir/package.json" ] || continue
-  if [ "$(node -p 'require(process.argv[1]).private === true' "$PWD/$dir/package.json")" = "true" ]; then continue; fi
-  pkg_dirs+=("$dir")
-  pkg_names+=("$(node -p 'require(process.argv[1]).name' "$PWD/$dir/package.json")")
-done
-
-# The base of one package: "<commit> <label>".
-package_base() {
-  local dir="$1" name="$2" tag bump base label
-  tag="$(git describe --tags --abbrev=0 --match "$name@*" HEAD 2>/dev/null || true)"
-  bump="$(git log -1 --format=%H --diff-filter=M -G'^[[:space:]]*"version"[[:space:]]*:' HEAD -- "$dir/package.json")"
-  base="$first_commit"
-  label="the first commit, no release yet"
-  if [ -n "$tag" ]; then
-    base="$(git rev-parse "$tag^{commit}")"
-    label="release tag $tag"
-  fi
-  if [ -n "$bump" ] && [ "$bump" != "$base" ] && git merge-base --is-ancestor "$base" "$bump"; then
-    base="$bump"
-    label="the version bump in $(git log -1 --format='%h (%s)' "$bump")"
-  fi
-  printf '%s %s\n' "$base" "$label"
-}
-
 pkg_bases=()
-for i in "${!pkg_dirs[@]}"; do pkg_bases+=("$(package_base "${pkg_dirs[$i]}" "${pkg_names[$i]}")"); done
+while IFS=$'\t' read -r dir name commit _kind label; do
+  pkg_dirs+=("$dir")
+  pkg_names+=("$name")
+  pkg_bases+=("$commit $label")
+done <<<"$bases"
 
 # 1. changeset status since the newest base.
 base="$first_commit"

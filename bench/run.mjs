@@ -34,6 +34,7 @@ const ORDER = [
   'registration',
   'isolation',
   'refresh',
+  'webhooks',
   'enumeration',
   'cleanup',
   'rate-limit-store',

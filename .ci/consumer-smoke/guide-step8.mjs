@@ -30,6 +30,44 @@ const admin = await MikroORM.init({
   entities: [],
   discovery: { warnWhenNoEntities: false },
 });
+
+// Step 7: a database that does not exist stops the start, naming it, and is not created.
+{
+  const missing = `${name}_missing`;
+  const missingUrl = new URL(baseUrl);
+  missingUrl.pathname = `/${missing}`;
+  const refused = spawn('pnpm', ['start'], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: '0',
+      DATABASE_URL: missingUrl.toString(),
+      JWT_SECRET: randomBytes(32).toString('base64url'),
+      JWT_REFRESH_SECRET: randomBytes(32).toString('base64url'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let said = '';
+  refused.stdout.setEncoding('utf8').on('data', (chunk) => {
+    said += chunk;
+  });
+  refused.stderr.setEncoding('utf8').on('data', (chunk) => {
+    said += chunk;
+  });
+  const [code] = await once(refused, 'exit');
+  const rows = await admin.em
+    .getConnection()
+    .execute('select 1 from pg_database where datname = ?', [missing]);
+  if (code === 0 || !said.includes(`database "${missing}" does not exist`) || rows.length > 0) {
+    await admin.em.getConnection().execute(`drop database if exists "${missing}" with (force)`);
+    await admin.close(true);
+    throw new Error(
+      `a missing database was not refused (exit ${code}, created: ${rows.length > 0}):\n${said}`,
+    );
+  }
+  console.log('ok   a missing database: refused, named, not created');
+}
+
 await admin.em.getConnection().execute(`create database "${name}"`);
 const port = await freePort();
 const base = `http://127.0.0.1:${port}/api/v1`;
@@ -115,6 +153,9 @@ try {
     const res = await fetch(`${base}/projects`);
     return res.status === 401 ? true : undefined;
   });
+  if (!output.includes(`listening on http://localhost:${port}`))
+    throw new Error(`no "listening on http://localhost:${port}" line:\n${output}`);
+  console.log('ok   says where it listens');
   const ada = await call('POST', '/auth/register', {
     body: {
       email: 'ada@example.com',

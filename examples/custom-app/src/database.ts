@@ -24,7 +24,10 @@ export function createOrm(databaseUrl: string | undefined): MikroORM {
     schemaGenerator: { skipTables: ['tenant_auth_migrations'] },
   };
   if (databaseUrl !== undefined && /^postgres(ql)?:\/\//.test(databaseUrl)) {
-    return new PostgresORM({ ...options, clientUrl: databaseUrl });
+    // MikroORM would create a missing database on connect (and its migrator does too), so a mistyped
+    // DATABASE_URL would start the application on a new, empty database. It must exist: `migrate` checks
+    // first, and `missingDatabase` names it.
+    return new PostgresORM({ ...options, clientUrl: databaseUrl, ensureDatabase: false });
   }
   return new PgliteORM({ ...options, dbName: databaseUrl ?? 'memory://' });
 }
@@ -32,10 +35,28 @@ export function createOrm(databaseUrl: string | undefined): MikroORM {
 /**
  * Applies the pending migrations, in the one order that works: tenant-auth's first (its own tracking
  * table, under an advisory lock), then the application's, whose `project` table references
- * `tenant_auth_tenant`. Safe at every start: returns the names applied, `[]` when up to date.
+ * `tenant_auth_tenant`. Safe at every start: returns the names applied, `[]` when up to date. A PostgreSQL
+ * database that does not exist is not created: the error says so (`missingDatabase`).
  */
 export async function migrate(orm: MikroORM): Promise<string[]> {
+  // First a plain query: on a PostgreSQL database that does not exist it fails (see `missingDatabase`),
+  // where the migrators would create the database.
+  await orm.em.getConnection().execute('select 1');
   const tenantAuth = await runTenantAuthMigrations(orm);
   const app = await orm.migrator.up();
   return [...tenantAuth, ...app.map((migration) => migration.name)];
+}
+
+/**
+ * The name of the database when `err` is PostgreSQL's "invalid catalog name" (the database of
+ * `DATABASE_URL` does not exist), `undefined` for any other error.
+ *
+ * @example
+ * try { await migrate(orm); } catch (err) { const name = missingDatabase(err, orm); if (name) ... }
+ */
+export function missingDatabase(err: unknown, orm: MikroORM): string | undefined {
+  const e = err as { code?: unknown; message?: unknown };
+  const missing =
+    e?.code === '3D000' || (typeof e?.message === 'string' && /database ".*" does not exist/.test(e.message));
+  return missing ? String(orm.config.get('dbName') ?? '') : undefined;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { consoleLogger, isTenantAuthError } from 'tenant-auth-core';
 import { createApp } from './app.js';
-import { createOrm, migrate } from './database.js';
+import { createOrm, migrate, missingDatabase } from './database.js';
 
 // `pnpm start`. Your application's own logger (pino, for instance) fits where `consoleLogger` is used.
 const logger = consoleLogger;
@@ -58,6 +58,11 @@ try {
   logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'database up to date');
 } catch (err) {
   await orm.close(true).catch(() => {});
+  const missing = missingDatabase(err, orm);
+  if (missing !== undefined)
+    exitWith(
+      `database "${missing}" does not exist: create it first (createdb ${missing}) and start again, or correct DATABASE_URL`,
+    );
   exitWith(`migrations failed: ${err instanceof Error ? err.message : String(err)}`);
 }
 

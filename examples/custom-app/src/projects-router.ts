@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import type { MikroORM } from '@mikro-orm/core';
-import { TenantAuthError } from 'tenant-auth-core';
+import { fieldError, TenantAuthError, validationError } from 'tenant-auth-core';
 import { type AuthState, respondWithProblem, type TenantAuthKoa } from 'tenant-auth-koa';
 import { Project } from './project.js';
 
@@ -28,9 +28,7 @@ function invalidName(name: string) {
     name === ''
       ? (['required', 'name must be a non-empty string.'] as const)
       : (['too_long', `name must be at most ${NAME_MAX_LENGTH} characters.`] as const);
-  return new TenantAuthError('validation_failed', 'The request is invalid.', {
-    errors: [{ field: 'name', code, message }],
-  });
+  return validationError([fieldError('name', code, message)]);
 }
 
 /**

@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { describe, expect, it } from 'vitest';
+import { TEST_DATABASE_URL } from './postgres.js';
 
 const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
 const SECRETS = {
@@ -64,4 +67,32 @@ describe('src/main.ts', () => {
     expect(await app.exited).toBe(0);
     expect(app.stderr()).toContain('"msg":"shut down"');
   });
+
+  it.skipIf(!TEST_DATABASE_URL)(
+    'refuses to start on a PostgreSQL database that does not exist, naming it, and does not create it',
+    async () => {
+      const name = `custom_app_missing_${randomBytes(6).toString('hex')}`;
+      const url = new URL(TEST_DATABASE_URL as string);
+      url.pathname = `/${name}`;
+      const app = start({ PORT: '0', ...SECRETS, DATABASE_URL: url.toString() });
+      expect(await app.exited).toBe(1);
+      expect(app.stderr()).toContain(
+        `custom-app: database "${name}" does not exist: create it first (createdb ${name}) and start again, or correct DATABASE_URL`,
+      );
+      expect(app.stderr()).not.toContain('listening on');
+      const admin = new MikroORM({
+        clientUrl: TEST_DATABASE_URL,
+        entities: [],
+        discovery: { warnWhenNoEntities: false },
+      });
+      try {
+        const rows = await admin.em
+          .getConnection()
+          .execute('select 1 from pg_database where datname = ?', [name]);
+        expect(rows).toEqual([]);
+      } finally {
+        await admin.close(true);
+      }
+    },
+  );
 });

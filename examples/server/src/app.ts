@@ -6,6 +6,7 @@ import type { ServerConfig } from './config.js';
 import { type Logger, withoutRedaction } from './logger.js';
 import type { ServerMetrics } from './metrics.js';
 import { operationsRoutes } from './operations.js';
+import { passkeysUnavailable } from './passkeys-unavailable.js';
 import type { Readiness } from './readiness.js';
 import { requestLog } from './request-log.js';
 import { onlyTrustedProxies, parseTrustedProxies } from './trusted-proxies.js';
@@ -23,7 +24,7 @@ export interface AppOptions {
 /**
  * The Koa app of the reference server: the operator's routes at the root (`/livez`, `/readyz`,
  * `/metrics`, with `operations`), a request log, `404 not_found` problems for unknown routes, and tenant-auth through its one composition path
- * under `/api/v1`, configured per environment as API.md says. Configuration only.
+ * under `/api/v1`, configured per environment as docs/http-api.md says. Configuration only.
  *
  * @example const { app } = createApp({ config, auth, logger, ping: db.ping });
  */
@@ -78,13 +79,14 @@ export function createApp(options: AppOptions): { app: Koa; tenantAuth: TenantAu
   }
   // Request lines carry only fields the request log sets (no header, body or token).
   app.use(requestLog(withoutRedaction(logger)));
+  if (config.passkeysUnavailable !== undefined) app.use(passkeysUnavailable(tenantAuth.prefix));
   app.use(tenantAuth.middleware());
   return { app, tenantAuth };
 }
 
 /**
- * `404 not_found` problem details for every unknown route of the server, outside the prefix too (API.md
- * 1.2), instead of Koa's `text/plain` "Not Found". Under the prefix tenant-auth has answered already.
+ * `404 not_found` problem details for every unknown route of the server, outside the prefix too (docs/http-api.md,
+ * "Rules that change in 1.2 (closing holes found in 1.1)"), instead of Koa's `text/plain` "Not Found". Under the prefix tenant-auth has answered already.
  */
 const notFoundAsProblem: Koa.Middleware = async (ctx, next) => {
   await next();

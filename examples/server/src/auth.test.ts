@@ -17,7 +17,7 @@ class RecordingStore extends MemoryRateLimitStore {
   }
 }
 
-describe('the per-account rate-limit keys of the reference server (issue 28, item 8c)', () => {
+describe('the per-account rate-limit keys of the reference server (SECURITY.md, password guessing)', () => {
   it('are HMACs keyed from the refresh secret: the store holds no address and no plain hash of one', async () => {
     const store = new RecordingStore();
     const auth = createAuth(parseConfig({ BCRYPT_COST: '4' }), {

@@ -4,6 +4,7 @@ import {
   type AuthEvent,
   type Clock,
   createTenantAuth,
+  type DataKeysOptions,
   type Instrumentation,
   isTenantAuthError,
   type Mailer,
@@ -14,7 +15,9 @@ import {
 import { ConfigError, type ServerConfig } from './config.js';
 import { createDnsResolver } from './dns-resolver.js';
 import type { Logger } from './logger.js';
-import { createOpenIdClientProvider } from './sso-openid-client.js';
+import { createOutboundClient, type OutboundClient } from './outbound/outbound-client.js';
+import { webhookSenderOf } from './outbound/webhook-sender.js';
+import { identityProviders } from './sso/providers.js';
 
 /**
  * The environment variable behind each tenant-auth option the server sets, so that a value tenant-auth
@@ -45,7 +48,6 @@ const VARIABLE_OF_OPTION: Record<string, string> = {
   'mail.appUrl': 'APP_URL',
   'mail.from': 'MAIL_FROM',
   invitationTtlSeconds: 'INVITATION_TTL_SECONDS',
-  'sso.redirectUri': 'PUBLIC_URL',
   'sso.appUrl': 'APP_URL',
   auditRetentionSeconds: 'AUDIT_RETENTION_DAYS',
 };
@@ -99,6 +101,22 @@ export function dataKeyIdOf(key: Uint8Array): string {
   return `k${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
 }
 
+/**
+ * The data keys: `ENCRYPTION_KEY` seals, it and the `ENCRYPTION_KEY_PREVIOUS` keys open (each by the id
+ * its values carry). A previous key equal to the current one (the development key of the data folder
+ * listed again) is left out: it opens its values already.
+ *
+ * @example
+ * const dataKeys = dataKeysOf(encryptionKey, config.mfa.previousEncryptionKeys);
+ */
+export function dataKeysOf(current: Uint8Array, previous: readonly Uint8Array[]): DataKeysOptions {
+  const id = dataKeyIdOf(current);
+  return {
+    current: { id, key: current },
+    previous: previous.map((key) => ({ id: dataKeyIdOf(key), key })).filter((k) => k.id !== id),
+  };
+}
+
 /** What the server composes tenant-auth from, besides the configuration. */
 export interface AuthParts {
   stores: TenantAuthStores;
@@ -113,6 +131,25 @@ export interface AuthParts {
   instrumentation?: Instrumentation;
   logger: Logger;
   clock?: Clock;
+  /**
+   * The server's one outbound HTTP client (identity providers, SAML metadata, webhooks).
+   * Unset: one made from the configuration (for a `TenantAuth` that is never served, as in tests).
+   */
+  outbound?: OutboundClient;
+}
+
+/**
+ * The server's outbound client as the configuration says: loopback per `OUTBOUND_ALLOW_LOOPBACK`, names
+ * resolved with `DNS_SERVERS`.
+ *
+ * @example
+ * const outbound = outboundClientOf(config);
+ */
+export function outboundClientOf(config: ServerConfig): OutboundClient {
+  return createOutboundClient({
+    allowLoopback: config.outbound.allowLoopback,
+    ...(config.sso.dnsServers ? { dnsServers: config.sso.dnsServers } : {}),
+  });
 }
 
 /**
@@ -124,6 +161,7 @@ export interface AuthParts {
  */
 export function createAuth(config: ServerConfig, parts: AuthParts): TenantAuth {
   const { rateLimit, mfa } = config;
+  const outbound = parts.outbound ?? outboundClientOf(config);
   return asConfigError(() =>
     createTenantAuth({
       stores: parts.stores,
@@ -148,7 +186,7 @@ export function createAuth(config: ServerConfig, parts: AuthParts): TenantAuth {
         ...(rateLimit.account === undefined ? {} : { account: rateLimit.account }),
         ...(mfa.failuresPerAccount === undefined ? {} : { mfaFailuresPerAccount: mfa.failuresPerAccount }),
       },
-      dataKeys: { current: { id: dataKeyIdOf(parts.encryptionKey), key: parts.encryptionKey } },
+      dataKeys: dataKeysOf(parts.encryptionKey, config.mfa.previousEncryptionKeys),
       ...(mfa.reauthMaxAgeSeconds === undefined ? {} : { reauthMaxAgeSeconds: mfa.reauthMaxAgeSeconds }),
       ...(mfa.totpIssuer === undefined ? {} : { totpIssuer: mfa.totpIssuer }),
       ...(config.webauthn === undefined ? {} : { webauthn: config.webauthn }),
@@ -159,14 +197,15 @@ export function createAuth(config: ServerConfig, parts: AuthParts): TenantAuth {
         : { invitationTtlSeconds: config.invitationTtlSeconds }),
       auditRetentionSeconds: config.auditRetentionDays * 86_400,
       sso: {
-        identityProvider: createOpenIdClientProvider({
-          allowInsecureRequests: config.sso.allowInsecureIssuers,
-        }),
+        providers: identityProviders(config, outbound),
         domainResolver: createDnsResolver(config.sso.dnsServers),
-        redirectUri: `${config.sso.publicUrl}/api/v1/auth/sso/callback`,
         appUrl: config.mail.appUrl,
       },
       apiKeyCacheSeconds: config.apiKeyCacheSeconds,
+      webhooks: {
+        sender: webhookSenderOf(outbound, config.outbound),
+        retryScheduleSeconds: config.webhookRetryScheduleSeconds,
+      },
       onEvent: parts.onEvent,
       ...(parts.instrumentation ? { instrumentation: parts.instrumentation } : {}),
       logger: parts.logger,

@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { createMemoryStores } from 'tenant-auth-core';
 import { describe, expect, it } from 'vitest';
 import { createApp } from './app.js';
 import { createAuth } from './auth.js';
-import { ConfigError, DEFAULT_DATA_DIR, describeDatabase, parseConfig } from './config.js';
+import { CONFIG_VARIABLES, ConfigError, DEFAULT_DATA_DIR, describeDatabase, parseConfig } from './config.js';
 
 const SECRET = 'q3Z8vJx1Wm4pT0bL6yN2rK9sD5hF7gC3aE1uI8oV4wX';
 const REFRESH = 'Hn2Lk7Qw9Ep4Rt1Yu6Io3Pa8Sd5Fg0Jh2Kl9Zx7Cv4Bm';
@@ -17,6 +18,21 @@ const production = {
   MAIL_FROM: 'Example <no-reply@example.com>',
 };
 
+describe('the configuration table of the README', () => {
+  it('has a row for every variable the server reads', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const rows = readme.split('\n').filter((l) => l.startsWith('| `'));
+    const named = new Set(
+      rows.flatMap((r) => [...(r.split(' | ')[0] ?? '').matchAll(/`([A-Z_]+)`/g)].map((m) => m[1])),
+    );
+    const missing = CONFIG_VARIABLES.filter(
+      (v) => !named.has(v) && !rows.some((r) => r.includes(`older name: \`${v}\``)),
+    );
+    expect(CONFIG_VARIABLES).toContain('HOST');
+    expect(missing).toEqual([]);
+  });
+});
+
 function issues(env: Record<string, string | undefined>) {
   try {
     parseConfig(env);
@@ -28,7 +44,7 @@ function issues(env: Record<string, string | undefined>) {
 }
 
 describe('parseConfig', () => {
-  it('applies the defaults of API.md', () => {
+  it('applies the defaults of docs/http-api.md', () => {
     const c = parseConfig({});
     expect(c.port).toBe(4000);
     expect(c.nodeEnv).toBe('development');
@@ -154,33 +170,60 @@ describe('parseConfig', () => {
     }
   });
 
-  it('reads the SSO settings (PUBLIC_URL, DNS_SERVERS), and refuses http issuers and an http PUBLIC_URL in production', () => {
-    expect(parseConfig({}).sso).toEqual({
-      publicUrl: 'http://localhost:4000',
-      dnsServers: undefined,
-      allowInsecureIssuers: false,
-    });
+  it('reads the SSO settings (PUBLIC_URL, DNS_SERVERS), and refuses an http PUBLIC_URL in production', () => {
+    expect(parseConfig({}).sso).toEqual({ publicUrl: 'http://localhost:4000', dnsServers: undefined });
     expect(
       parseConfig({ PUBLIC_URL: 'https://auth.example.com/', DNS_SERVERS: '127.0.0.1:5353, [::1]:53' }).sso,
-    ).toEqual({
-      publicUrl: 'https://auth.example.com',
-      dnsServers: ['127.0.0.1:5353', '[::1]:53'],
-      allowInsecureIssuers: false,
-    });
+    ).toEqual({ publicUrl: 'https://auth.example.com', dnsServers: ['127.0.0.1:5353', '[::1]:53'] });
     expect(
       issues({ PUBLIC_URL: 'ftp://x', DNS_SERVERS: 'dns.example.com:53' })
         .map((i) => i.variable)
         .sort(),
     ).toEqual(['DNS_SERVERS', 'PUBLIC_URL']);
-    expect(
-      issues({ ...production, PUBLIC_URL: 'http://auth.example.com', SSO_ALLOW_INSECURE_ISSUERS: 'true' }),
-    ).toEqual([
+    expect(issues({ ...production, PUBLIC_URL: 'http://auth.example.com' })).toEqual([
       { variable: 'PUBLIC_URL', message: 'must use https when NODE_ENV=production' },
+    ]);
+  });
+
+  it('reads OUTBOUND_ALLOW_LOOPBACK, and SSO_ALLOW_INSECURE_ISSUERS as its older name', () => {
+    expect(parseConfig({}).outbound).toEqual({ allowLoopback: false });
+    for (const [env, allowLoopback] of [
+      [{ OUTBOUND_ALLOW_LOOPBACK: 'true' }, true],
+      [{ OUTBOUND_ALLOW_LOOPBACK: '1' }, true],
+      [{ OUTBOUND_ALLOW_LOOPBACK: 'false' }, false],
+      [{ OUTBOUND_ALLOW_LOOPBACK: '' }, false],
+      [{ SSO_ALLOW_INSECURE_ISSUERS: 'true' }, true],
+      [{ SSO_ALLOW_INSECURE_ISSUERS: '1' }, true],
+      [{ SSO_ALLOW_INSECURE_ISSUERS: 'false' }, false],
+      [{ OUTBOUND_ALLOW_LOOPBACK: 'true', SSO_ALLOW_INSECURE_ISSUERS: 'true' }, true],
+      [{ OUTBOUND_ALLOW_LOOPBACK: 'false', SSO_ALLOW_INSECURE_ISSUERS: '0' }, false],
+    ] as const)
+      expect(parseConfig(env).outbound, JSON.stringify(env)).toEqual({ allowLoopback });
+    // The two names saying opposite things is a mistake to point out, not a coin to toss.
+    expect(issues({ OUTBOUND_ALLOW_LOOPBACK: 'false', SSO_ALLOW_INSECURE_ISSUERS: 'true' })).toEqual([
       {
         variable: 'SSO_ALLOW_INSECURE_ISSUERS',
-        message: 'is not allowed when NODE_ENV=production (identity providers use https)',
+        message:
+          'is the older name of OUTBOUND_ALLOW_LOOPBACK and says otherwise: keep OUTBOUND_ALLOW_LOOPBACK only',
       },
     ]);
+    expect(issues({ SSO_ALLOW_INSECURE_ISSUERS: 'yes' })).toEqual([
+      { variable: 'SSO_ALLOW_INSECURE_ISSUERS', message: 'must be true or false' },
+    ]);
+  });
+
+  it('refuses OUTBOUND_ALLOW_LOOPBACK and its older name in production', () => {
+    const refused =
+      'is not allowed when NODE_ENV=production (identity providers, SAML endpoints and webhooks use https to public addresses)';
+    expect(issues({ ...production, OUTBOUND_ALLOW_LOOPBACK: 'true' })).toEqual([
+      { variable: 'OUTBOUND_ALLOW_LOOPBACK', message: refused },
+    ]);
+    expect(issues({ ...production, SSO_ALLOW_INSECURE_ISSUERS: 'true' })).toEqual([
+      { variable: 'SSO_ALLOW_INSECURE_ISSUERS', message: refused },
+    ]);
+    expect(parseConfig({ ...production, OUTBOUND_ALLOW_LOOPBACK: 'false' }).outbound).toEqual({
+      allowLoopback: false,
+    });
   });
 
   it('reads the mail settings, with development defaults, and refuses http links and bad URLs in production', () => {

@@ -5,7 +5,7 @@ import { DEVELOPMENT_ORIGINS, originProblem } from 'tenant-auth-koa';
 import { z } from 'zod';
 import { secretStrengthProblem } from './secret-strength.js';
 import { parseTrustedProxies } from './trusted-proxies.js';
-import { type WebAuthnConfig, webauthnConfigOf } from './webauthn-config.js';
+import { passkeysUnavailableReason, type WebAuthnConfig, webauthnConfigOf } from './webauthn-config.js';
 
 /** The environments the server knows; `test` behaves like `development`. */
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -19,7 +19,7 @@ export type DatabaseConfig =
 /** Algorithms the server can sign access tokens with. Refresh tokens always use HS256. */
 export type AccessAlgorithm = 'HS256' | 'EdDSA' | 'ES256';
 
-/** The validated configuration of the reference server (API.md, "Configuration of the reference server"). */
+/** The validated configuration of the reference server (docs/http-api.md, "Configuration of the reference server"). */
 export interface ServerConfig {
   port: number;
   nodeEnv: NodeEnv;
@@ -97,6 +97,11 @@ export interface ServerConfig {
   mfa: {
     /** `ENCRYPTION_KEY`, 32 bytes; unset in development until `resolveEncryptionKey` fills it from the data folder. */
     encryptionKey: Uint8Array | undefined;
+    /**
+     * `ENCRYPTION_KEY_PREVIOUS`: the older data keys (32 bytes each), still opened after a rotation of
+     * `ENCRYPTION_KEY`; empty when unset.
+     */
+    previousEncryptionKeys: Uint8Array[];
     /** `REAUTH_MAX_AGE_SECONDS`. */
     reauthMaxAgeSeconds: number | undefined;
     /** `MFA_FAILURES_PER_ACCOUNT`. */
@@ -106,19 +111,30 @@ export interface ServerConfig {
   };
   /** The passkey relying party (`WEBAUTHN_*`, defaults from `APP_URL`); `undefined`: passkeys off. */
   webauthn: WebAuthnConfig | undefined;
+  /** Why passkeys are off though no `WEBAUTHN_*` variable turned them off (logged once at start-up); `undefined`: on. */
+  passkeysUnavailable: string | undefined;
   /** Single sign-on per tenant (OpenID Connect). */
   sso: {
     /** `PUBLIC_URL`: the server's own public base URL; the redirect URI is `<it>/api/v1/auth/sso/callback`. */
     publicUrl: string;
     /** `DNS_SERVERS` (`host:port`, comma-separated); `undefined`: the system's resolvers. */
     dnsServers: string[] | undefined;
-    /**
-     * `SSO_ALLOW_INSECURE_ISSUERS`: accept `http:` issuers (a provider on loopback, for tests and local
-     * development only; refused in production). Off, no request goes to a provider at a non-public address.
-     */
-    allowInsecureIssuers: boolean;
   };
+  /** Requests to URLs that tenants and providers choose (identity providers, SAML metadata, webhooks). */
+  outbound: {
+    /**
+     * `OUTBOUND_ALLOW_LOOPBACK` (older name: `SSO_ALLOW_INSECURE_ISSUERS`): also loopback addresses, and
+     * `http://` to loopback, for tests and local development; refused in production. Off, the server
+     * connects over `https://` to public addresses only.
+     */
+    allowLoopback: boolean;
+  };
+  /** `WEBHOOK_RETRY_SCHEDULE_SECONDS`: the delays between webhook delivery attempts. */
+  webhookRetryScheduleSeconds: number[];
 }
+
+/** `WEBHOOK_RETRY_SCHEDULE_SECONDS` by default (docs/http-api.md, "Configuration added in 1.3"). */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5,30,120,600,3600,21600,43200,86400';
 
 /** The server's public base URL in development. */
 export const DEFAULT_PUBLIC_URL = 'http://localhost:4000';
@@ -286,7 +302,7 @@ const schema = z.object({
   MAIL_FROM: optionalString,
   INVITATION_TTL_SECONDS: optionalInteger('INVITATION_TTL_SECONDS'),
   AUDIT_RETENTION_DAYS: integer('AUDIT_RETENTION_DAYS', 1, 3650, 90),
-  // At most 5: API.md 1.2 promises that a revoked key stops on every instance within 5 seconds.
+  // At most 5: docs/http-api.md ("API keys") promises that a revoked key stops on every instance within 5 seconds.
   API_KEY_CACHE_SECONDS: integer('API_KEY_CACHE_SECONDS', 0, 5, 4),
   // Sent as `Authorization: Bearer <token>`: only the characters of an RFC 6750 bearer token.
   METRICS_TOKEN: optionalString.refine(
@@ -298,6 +314,16 @@ const schema = z.object({
     (v) => v === undefined || encryptionKeyOf(v) !== undefined,
     'must be 32 random bytes in base64url (43 characters)',
   ),
+  // Each entry checked as ENCRYPTION_KEY is; the message says which entry, never a value.
+  ENCRYPTION_KEY_PREVIOUS: optionalString.superRefine((v, ctx) => {
+    const entries = v === undefined ? [] : v.split(',');
+    for (const [i, entry] of entries.entries())
+      if (encryptionKeyOf(entry) === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: `entry ${i + 1} of ${entries.length} must be 32 random bytes in base64url (43 characters); separate keys with commas`,
+        });
+  }),
   REAUTH_MAX_AGE_SECONDS: optionalInteger('REAUTH_MAX_AGE_SECONDS'),
   MFA_FAILURES_PER_ACCOUNT: optionalInteger('MFA_FAILURES_PER_ACCOUNT'),
   TOTP_ISSUER: optionalString,
@@ -313,8 +339,26 @@ const schema = z.object({
       v === undefined || v.split(',').every((entry) => DNS_SERVER.test(entry.trim()) && entry.trim() !== ''),
     'must be comma-separated resolvers as host:port with an IP address as host (127.0.0.1:53, [::1]:53)',
   ),
-  SSO_ALLOW_INSECURE_ISSUERS: booleanFlag(false),
+  OUTBOUND_ALLOW_LOOPBACK: booleanFlag(false),
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: optionalString.refine(
+    (v) =>
+      v === undefined ||
+      (v.split(',').length <= 100 &&
+        v.split(',').every((entry) => /^\d{1,6}$/.test(entry.trim()) && Number(entry.trim()) <= 604_800)),
+    'must be comma-separated whole numbers of seconds, each at most 604800 (5,30,120)',
+  ),
+  // The 1.2 name of OUTBOUND_ALLOW_LOOPBACK: unset is "not said", so that the newer name decides.
+  SSO_ALLOW_INSECURE_ISSUERS: z.preprocess(
+    (v) => (v === undefined || v === '' ? undefined : String(v).toLowerCase()),
+    z
+      .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+      .optional()
+      .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1')),
+  ),
 });
+
+/** Every environment variable the server reads (the configuration table of its README lists each). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
 /**
  * The 32 bytes of an `ENCRYPTION_KEY` (base64url, padding allowed), or `undefined` when it is not that.
@@ -406,13 +450,35 @@ function crossChecks(raw: Record<string, string | undefined>): ConfigIssue[] {
   }
   if (production && get('PUBLIC_URL')?.startsWith('http:'))
     add('PUBLIC_URL', 'must use https when NODE_ENV=production');
-  if (production && /^\s*(1|true|yes|on)\s*$/i.test(get('SSO_ALLOW_INSECURE_ISSUERS') ?? ''))
+  const allowLoopback = get('OUTBOUND_ALLOW_LOOPBACK');
+  const olderName = get('SSO_ALLOW_INSECURE_ISSUERS');
+  for (const [name, value] of [
+    ['OUTBOUND_ALLOW_LOOPBACK', allowLoopback],
+    ['SSO_ALLOW_INSECURE_ISSUERS', olderName],
+  ] as const)
+    if (production && /^\s*(1|true|yes|on)\s*$/i.test(value ?? ''))
+      add(
+        name,
+        'is not allowed when NODE_ENV=production (identity providers, SAML endpoints and webhooks use https to public addresses)',
+      );
+  const flag = (v: string | undefined) => (v === undefined ? undefined : /^\s*(1|true)\s*$/i.test(v));
+  if (allowLoopback !== undefined && olderName !== undefined && flag(allowLoopback) !== flag(olderName))
     add(
       'SSO_ALLOW_INSECURE_ISSUERS',
-      'is not allowed when NODE_ENV=production (identity providers use https)',
+      'is the older name of OUTBOUND_ALLOW_LOOPBACK and says otherwise: keep OUTBOUND_ALLOW_LOOPBACK only',
     );
   if (production && get('ENCRYPTION_KEY') === undefined)
     add('ENCRYPTION_KEY', `is required when NODE_ENV=production (32 random bytes: ${GENERATE_SECRET})`);
+  const keyText = (text: string | undefined) => {
+    const key = text === undefined ? undefined : encryptionKeyOf(text);
+    return key && Buffer.from(key).toString('base64url');
+  };
+  const previous = (get('ENCRYPTION_KEY_PREVIOUS')?.split(',') ?? []).map(keyText);
+  const current = keyText(get('ENCRYPTION_KEY'));
+  if (current !== undefined && previous.includes(current))
+    add('ENCRYPTION_KEY_PREVIOUS', 'holds ENCRYPTION_KEY itself: list only the older keys');
+  if (new Set(previous.filter((k) => k !== undefined)).size < previous.filter((k) => k !== undefined).length)
+    add('ENCRYPTION_KEY_PREVIOUS', 'holds one key twice');
   if (production && get('DATABASE_URL') === 'memory:')
     add('DATABASE_URL', 'memory: is not allowed when NODE_ENV=production (every account is lost on restart)');
   // Production policy of this server, on top of tenant-auth's own checks (a cost from 4 to 31).
@@ -513,16 +579,26 @@ export function parseConfig(
     metricsToken: e.METRICS_TOKEN,
     mfa: {
       encryptionKey: e.ENCRYPTION_KEY === undefined ? undefined : encryptionKeyOf(e.ENCRYPTION_KEY),
+      previousEncryptionKeys: (e.ENCRYPTION_KEY_PREVIOUS?.split(',') ?? []).flatMap((entry) => {
+        const key = encryptionKeyOf(entry);
+        return key === undefined ? [] : [key];
+      }),
       reauthMaxAgeSeconds: e.REAUTH_MAX_AGE_SECONDS,
       failuresPerAccount: e.MFA_FAILURES_PER_ACCOUNT,
       totpIssuer: e.TOTP_ISSUER,
     },
-    webauthn: webauthnConfigOf(e, e.APP_URL ?? DEFAULT_APP_URL),
+    webauthn: passkeysUnavailableReason(e, e.APP_URL ?? DEFAULT_APP_URL, production)
+      ? undefined
+      : webauthnConfigOf(e, e.APP_URL ?? DEFAULT_APP_URL),
+    passkeysUnavailable: passkeysUnavailableReason(e, e.APP_URL ?? DEFAULT_APP_URL, production),
     sso: {
       publicUrl: (e.PUBLIC_URL ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, ''),
       dnsServers: e.DNS_SERVERS?.split(',').map((entry) => entry.trim()),
-      allowInsecureIssuers: e.SSO_ALLOW_INSECURE_ISSUERS,
     },
+    outbound: { allowLoopback: e.OUTBOUND_ALLOW_LOOPBACK || e.SSO_ALLOW_INSECURE_ISSUERS === true },
+    webhookRetryScheduleSeconds: (e.WEBHOOK_RETRY_SCHEDULE_SECONDS ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE)
+      .split(',')
+      .map((entry) => Number(entry.trim())),
   };
 }
 

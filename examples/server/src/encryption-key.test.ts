@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,9 +47,44 @@ describe('ENCRYPTION_KEY', () => {
     }
   });
 
+  it('ENCRYPTION_KEY_PREVIOUS: comma-separated keys checked as ENCRYPTION_KEY is, the entry named, never the value', () => {
+    const older = [randomBytes(32), randomBytes(32)].map((b) => b.toString('base64url'));
+    expect(
+      parseConfig({ ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: ` ${older[0]} ,${older[1]}` }).mfa
+        .previousEncryptionKeys,
+    ).toEqual(older.map((k) => new Uint8Array(Buffer.from(k, 'base64url'))));
+    const refusal = (env: Record<string, string>) => {
+      try {
+        parseConfig(env);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        for (const value of Object.values(env)) expect((err as Error).message).not.toContain(value);
+        return (err as ConfigError).issues;
+      }
+      throw new Error('expected a refusal');
+    };
+    expect(refusal({ ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: `${older[0]},short` })).toEqual([
+      {
+        variable: 'ENCRYPTION_KEY_PREVIOUS',
+        message:
+          'entry 2 of 2 must be 32 random bytes in base64url (43 characters); separate keys with commas',
+      },
+    ]);
+    expect(refusal({ ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: `${older[0]},${KEY}` })).toEqual([
+      {
+        variable: 'ENCRYPTION_KEY_PREVIOUS',
+        message: 'holds ENCRYPTION_KEY itself: list only the older keys',
+      },
+    ]);
+    expect(refusal({ ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_PREVIOUS: `${older[0]},${older[0]}` })).toEqual([
+      { variable: 'ENCRYPTION_KEY_PREVIOUS', message: 'holds one key twice' },
+    ]);
+  });
+
   it('reads REAUTH_MAX_AGE_SECONDS, MFA_FAILURES_PER_ACCOUNT and TOTP_ISSUER, unset by default', () => {
     expect(parseConfig({}).mfa).toEqual({
       encryptionKey: undefined,
+      previousEncryptionKeys: [],
       reauthMaxAgeSeconds: undefined,
       failuresPerAccount: undefined,
       totpIssuer: undefined,

@@ -5,6 +5,9 @@ import { createLogger, stdoutDestination } from './logger.js';
 import type { RunningServer } from './server.js';
 import { lowerThreadPoolPriority } from './thread-pool-priority.js';
 
+/** How long a start-up interrupted by a signal may still take (migrations, waiting for the database) before the process gives up. */
+const STARTUP_GRACE_MS = 120_000;
+
 /**
  * `pnpm start`: reads the environment, runs the migrations, listens, and shuts down gracefully on
  * SIGTERM / SIGINT (exit code 0). A bad configuration exits with code 1 and names the variables.
@@ -13,6 +16,12 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit('tenant-auth reference server');
   const destination = stdoutDestination();
   const logger = createLogger({ level: config.logLevel, destination });
+  // First, before anything slow (loading the packages, opening the database, the migrations), so a start
+  // that takes seconds does not look hung.
+  logger.info(
+    { nodeEnv: config.nodeEnv, database: config.database.kind },
+    `tenant-auth reference server starting… (database: ${describeDatabase(config.database)})`,
+  );
   // Log lines are written asynchronously: whatever is still buffered goes out before the process ends.
   const exit: (code: number) => never = (code) => {
     destination.flushSync();
@@ -38,23 +47,28 @@ async function main(): Promise<void> {
       },
     );
   };
+  // Last resort: whatever hangs (a database or Redis that stopped answering), the process ends.
+  const shutdownBudgetMs = config.shutdownDrainMs + config.shutdownTimeoutMs + 5000;
+  const lastResort = (signal: NodeJS.Signals, ms: number) =>
+    setTimeout(() => {
+      logger.error({ signal }, 'shutdown did not finish in time: exiting');
+      exit(1);
+    }, ms).unref();
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting now');
       exit(1);
     }
     stopping = signal;
-    // Last resort: whatever hangs (a database or Redis that stopped answering), the process ends.
-    setTimeout(
-      () => {
-        logger.error({ signal }, 'shutdown did not finish in time: exiting');
-        exit(1);
-      },
-      config.shutdownDrainMs + config.shutdownTimeoutMs + 5000,
-    ).unref();
-    if (server) shutDown(server, signal);
-    // During start-up: let it finish (migrations, the database folder's lock) and close at once then.
-    else logger.info({ signal }, 'signal during start-up: shutting down once started');
+    if (server) {
+      lastResort(signal, shutdownBudgetMs);
+      shutDown(server, signal);
+    } else {
+      // During start-up: let it finish (migrations, the database folder's lock) and close at once then;
+      // the shutdown's own budget starts then (a first migration on a busy machine takes 15 s and more).
+      lastResort(signal, STARTUP_GRACE_MS + shutdownBudgetMs);
+      logger.info({ signal }, 'signal during start-up: shutting down once started');
+    }
   };
   // Installed before start-up, so a signal during the migrations does not kill the process mid-way.
   process.on('SIGTERM', stop);
@@ -76,6 +90,7 @@ async function main(): Promise<void> {
     exit(1);
   }
   if (stopping) {
+    lastResort(stopping, shutdownBudgetMs);
     shutDown(server, stopping);
     return;
   }

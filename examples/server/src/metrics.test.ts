@@ -52,7 +52,7 @@ describe('createServerMetrics', () => {
     expect(sampleValue(after, 'tenant_auth_events_total', { type: 'refresh_failed' })).toBe(2);
   });
 
-  it('counts no password_reset_requested: it happens for known addresses only (issue 28)', async () => {
+  it('counts no password_reset_requested: it happens for known addresses only (docs/http-api.md, "Account recovery and email verification")', async () => {
     const metrics = createServerMetrics({ defaultMetrics: false });
     metrics.onEvent(event('password_reset_requested'));
     metrics.onEvent(event('password_reset'));
@@ -89,6 +89,18 @@ describe('createServerMetrics', () => {
         outcome: 'dead',
       }),
     ).toBe(1);
+    metrics.onWebhookDelivery({ outcome: 'succeeded', attempt: 1, lagSeconds: 0.2 });
+    metrics.onWebhookDelivery({ outcome: 'failed', attempt: 2, lagSeconds: 30 });
+    const afterScrape = await scrape(metrics);
+    expect(sampleValue(afterScrape, 'tenant_auth_webhook_deliveries_total', { outcome: 'succeeded' })).toBe(
+      1,
+    );
+    expect(sampleValue(afterScrape, 'tenant_auth_webhook_deliveries_total', { outcome: 'failed' })).toBe(1);
+    // Only first attempts make the lag: a retry's includes its schedule.
+    expect(sampleValue(afterScrape, 'tenant_auth_webhook_delivery_lag_seconds_count', {})).toBe(1);
+    expect(sampleValue(afterScrape, 'tenant_auth_webhook_delivery_lag_seconds_bucket', { le: '0.25' })).toBe(
+      1,
+    );
     const labels = { route: '/api/v1/sessions/:id', method: 'DELETE', status: '404' };
     expect(sampleValue(families, 'http_requests_total', labels)).toBe(1);
     expect(sampleValue(families, 'http_request_duration_seconds_bucket', { ...labels, le: '0.005' })).toBe(1);

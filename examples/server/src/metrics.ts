@@ -7,6 +7,7 @@ import type {
   PasswordHashingMeasurement,
   RateLimitBudget,
   TenantAuth,
+  WebhookDeliveryOutcome,
 } from 'tenant-auth-core';
 import type { ResponseInfo } from 'tenant-auth-koa';
 import { requestMetrics } from './request-metrics.js';
@@ -70,6 +71,8 @@ export interface ServerMetrics {
   onMailDelivery(outcome: MailDeliveryOutcome): void;
   /** For core's `instrumentation.onApiKeyCheck`: every API key presented, by outcome. */
   onApiKeyCheck(outcome: ApiKeyCheckOutcome): void;
+  /** For core's `instrumentation.onWebhookDelivery`: attempts by outcome, and the lag of first attempts. */
+  onWebhookDelivery(outcome: WebhookDeliveryOutcome): void;
   /** For tenant-auth-koa's `onResponse`, and the server's own routes by fixed names. */
   onResponse(info: ResponseInfo): void;
   /** Reads the hashing pool and the outbox of `auth` at each scrape. */
@@ -148,6 +151,18 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
     name: 'tenant_auth_mail_deliveries_total',
     help: 'Outbox delivery attempts by template and outcome: delivered, retry (failed, will be retried), dead (given up).',
     labelNames: ['template', 'outcome'] as const,
+    registers,
+  });
+  const webhookDeliveries = new Counter({
+    name: 'tenant_auth_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: succeeded, failed (will be retried or given up), disabled (failed and disabled its endpoint).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const webhookLag = new Histogram({
+    name: 'tenant_auth_webhook_delivery_lag_seconds',
+    help: "Time from an event's commit to the first attempt of its webhook delivery.",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers,
   });
   const mfaAnswers = new Counter({
@@ -262,6 +277,10 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
     },
     onApiKeyCheck(outcome) {
       apiKeyCheckOf.get(outcome)?.inc();
+    },
+    onWebhookDelivery({ outcome, attempt, lagSeconds }) {
+      webhookDeliveries.inc({ outcome });
+      if (attempt === 1) webhookLag.observe(lagSeconds);
     },
     onResponse({ route, method, status, durationSeconds }) {
       observeRequest(route, method, status, durationSeconds);

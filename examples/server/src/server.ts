@@ -6,7 +6,7 @@ import { createMikroOrmStores } from 'tenant-auth-mikro-orm';
 import { RedisRateLimitStore } from 'tenant-auth-redis';
 import { loadAccessKeys } from './access-keys.js';
 import { createApp } from './app.js';
-import { createAuth } from './auth.js';
+import { createAuth, outboundClientOf } from './auth.js';
 import { authEventLogger } from './auth-log.js';
 import type { ServerConfig } from './config.js';
 import { createDatabase, type Database } from './database.js';
@@ -72,6 +72,8 @@ export async function startServer(
   const secrets = await resolveSecrets(config, logger);
   const encryption = await resolveEncryptionKey(config, logger);
   const accessToken = await loadAccessKeys(config, secrets.secret);
+  if (config.passkeysUnavailable !== undefined)
+    logger.warn({ variable: 'APP_URL', appUrl: config.mail.appUrl }, config.passkeysUnavailable);
   const database = createDatabase(config.database, { logger, production: config.production });
   // Connects only when told (below), so nothing talks to Redis before the configuration is known good.
   const redis = config.redisUrl
@@ -79,6 +81,7 @@ export async function startServer(
     : undefined;
   const rateLimitStore = redis ? new RedisRateLimitStore({ redis }) : undefined;
   const metrics = createServerMetrics();
+  const outbound = outboundClientOf(config);
   const logEvent = authEventLogger(logger);
   const auth = createAuth(config, {
     stores: createMikroOrmStores(database.orm),
@@ -96,8 +99,10 @@ export async function startServer(
       onPasswordHashing: metrics.onPasswordHashing,
       onMailDelivery: metrics.onMailDelivery,
       onApiKeyCheck: metrics.onApiKeyCheck,
+      onWebhookDelivery: metrics.onWebhookDelivery,
     },
     logger,
+    outbound,
     ...(overrides.clock ? { clock: overrides.clock } : {}),
   });
   metrics.observe(auth);
@@ -128,6 +133,8 @@ export async function startServer(
     const cleanup = auth.startCleanup({ intervalSeconds: CLEANUP_INTERVAL_SECONDS });
     // Every instance delivers the shared outbox; each message goes to one of them.
     const delivery = auth.startMailDelivery();
+    // And the webhook deliveries: each attempt is claimed by one instance (FOR UPDATE SKIP LOCKED).
+    const webhookDelivery = auth.startWebhookDelivery();
 
     let closing: Promise<{ forced: boolean }> | undefined;
     return {
@@ -146,7 +153,8 @@ export async function startServer(
           // Work the requests started (a reset email being written) finishes before the database closes;
           // a message already in the outbox is delivered by another instance, or by this one on restart.
           await auth.whenIdle();
-          await Promise.all([cleanup.stop(), delivery.stop()]);
+          await Promise.all([cleanup.stop(), delivery.stop(), webhookDelivery.stop()]);
+          await outbound.close();
           // No QUIT handshake: a Redis that stopped answering would never reply to it, and the
           // rate-limit counters need nothing flushed.
           redis?.disconnect();

@@ -12,8 +12,6 @@ import {
   isTenantAuthClientError,
   memoryTokenStorage,
   type SessionChange,
-  type SessionState,
-  type SignInResult,
   type TenantAuthClient,
   TenantAuthClientError,
   type TokenStorage,
@@ -29,12 +27,6 @@ import { TestInbox } from './helpers/smtp.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 
 const NEW_PASSWORD = 'Another-Horse-Battery-77';
-
-/** The session of a sign-in that needed no second factor. */
-function signedIn(result: SignInResult): SessionState {
-  if (result.type !== 'signed_in') throw new Error(`expected signed_in, got ${result.type}`);
-  return result;
-}
 
 /** Timers that fire only when told, on the shared manual clock. */
 class ManualTimers implements ClientTimers {
@@ -166,13 +158,11 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     expect((await owner.listInvitations()).map((i) => i.id).sort()).toEqual([invitationId, spare.id].sort());
     await owner.revokeInvitation(spare.id);
     const { client: admin } = client();
-    const joined = signedIn(
-      await admin.acceptInvitation({
-        token: TestInbox.tokenOf(invited, '/accept-invitation'),
-        password: PASSWORD,
-        deviceInfo: 'client test',
-      }),
-    );
+    const joined = await admin.acceptInvitation({
+      token: TestInbox.tokenOf(invited, '/accept-invitation'),
+      password: PASSWORD,
+      deviceInfo: 'client test',
+    });
     expect(joined.user).toMatchObject({ email: adminEmail, role: 'admin', tenantId: tenant.id });
 
     // Members.
@@ -200,9 +190,7 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     );
     await admin.confirmEmailChange({ token: TestInbox.tokenOf(confirmation, '/confirm-email-change') });
     const { client: moved } = client();
-    expect(signedIn(await moved.login({ email: newEmail, password: NEW_PASSWORD })).user.email).toBe(
-      newEmail,
-    );
+    expect((await moved.login({ email: newEmail, password: NEW_PASSWORD })).user.email).toBe(newEmail);
 
     // Sessions.
     const { client: laptop } = client();
@@ -237,6 +225,17 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     expect(changes.at(-1)).toEqual({ type: 'revoked', source: 'local' });
     await owner.login({ email: ownerEmail, password: NEW_PASSWORD });
 
+    // API keys through the client's own methods: a verified owner, freshly signed in (recent).
+    const created = await owner.createApiKey({ name: 'CI', role: 'member', expiresInDays: 30 });
+    expect(created.secret).toMatch(/^tak_/);
+    expect(created.apiKey).toMatchObject({ name: 'CI', role: 'member', lastUsedAt: null });
+    const listed = await owner.listApiKeys();
+    expect(listed).toEqual([created.apiKey]);
+    expect(JSON.stringify(listed)).not.toContain(created.secret);
+    await owner.revokeApiKey(created.apiKey.id);
+    expect(await owner.listApiKeys()).toEqual([]);
+    expect((await caught(owner.revokeApiKey(created.apiKey.id))).code).toBe('not_found');
+
     // Account deletion of a tenant's only member, and logout.
     const { client: loner, changes: lonerChanges } = client();
     await loner.register({ email: uniqueEmail('loner'), password: PASSWORD });
@@ -270,8 +269,13 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     ]) {
       expect((await caught(call())).code).toBe('reauthentication_required');
     }
-    // The login's second step is a result, not an exception.
-    const challenge = await second.login({ email: secondEmail, password: PASSWORD });
+    // 1.1's login() cannot hand a session out: it throws the server's mfa_required, with the challenge.
+    const thrown = await caught(second.login({ email: secondEmail, password: PASSWORD }));
+    expect(thrown).toMatchObject({ code: 'mfa_required', status: 401 });
+    expect(thrown.problem?.mfaToken).toEqual(expect.any(String));
+    expect(await second.getSession()).toMatchObject({ user: { email: secondEmail } });
+    // loginStep()'s second step is a result, not an exception.
+    const challenge = await second.loginStep({ email: secondEmail, password: PASSWORD });
     expect(challenge).toMatchObject({ type: 'mfa_required', expiresIn: 300 });
     if (challenge.type !== 'mfa_required') throw new Error('expected mfa_required');
     expect([...challenge.methods].sort()).toEqual(['recovery_code', 'totp']);
@@ -305,7 +309,7 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     expect(renewed).toHaveLength(10);
     // The new set voided the old one: an unused code of the old set is refused, one of the new set signs in.
     const { client: phone } = client();
-    const onPhone = await phone.login({ email: secondEmail, password: PASSWORD });
+    const onPhone = await phone.loginStep({ email: secondEmail, password: PASSWORD });
     if (onPhone.type !== 'mfa_required') throw new Error(`expected mfa_required, got ${onPhone.type}`);
     const voided = { mfaToken: onPhone.mfaToken, method: 'recovery_code' as const };
     expect((await caught(phone.verifyMfa({ ...voided, code: recoveryCodes[1] ?? '' }))).errors).toEqual([
@@ -319,8 +323,25 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
       second.createInvitation({ email: enrolleeEmail, role: 'member' }),
     );
     const { client: enrollee } = client();
-    const step = await enrollee.acceptInvitation({
-      token: TestInbox.tokenOf(invitation, '/accept-invitation'),
+    const enrolleeToken = TestInbox.tokenOf(invitation, '/accept-invitation');
+    // 1.1's acceptInvitation() creates the account but throws the step as the server's error.
+    const oldStyleEmail = uniqueEmail('old-style');
+    const oldStyleInvitation = await inbox.receive(oldStyleEmail, () =>
+      second.createInvitation({ email: oldStyleEmail, role: 'member' }),
+    );
+    const { client: oldStyle } = client();
+    const lockedOut = await caught(
+      oldStyle.acceptInvitation({
+        token: TestInbox.tokenOf(oldStyleInvitation, '/accept-invitation'),
+        password: PASSWORD,
+      }),
+    );
+    expect(lockedOut).toMatchObject({ code: 'mfa_setup_required', status: 401 });
+    expect(lockedOut.problem?.mfaToken).toEqual(expect.any(String));
+    expect(await oldStyle.getSession()).toBeNull();
+    // acceptInvitationStep() answers the step as a result.
+    const step = await enrollee.acceptInvitationStep({
+      token: enrolleeToken,
       password: PASSWORD,
     });
     if (step.type !== 'mfa_setup_required') throw new Error(`expected mfa_setup_required, got ${step.type}`);
@@ -335,7 +356,7 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     expect((await enrollee.getMe()).mfa.totp).toBe(true);
     // Its password alone now asks for the factor.
     const { client: later } = client();
-    expect(await later.login({ email: enrolleeEmail, password: PASSWORD })).toMatchObject({
+    expect(await later.loginStep({ email: enrolleeEmail, password: PASSWORD })).toMatchObject({
       type: 'mfa_required',
     });
     await second.disableTotp().then(
@@ -359,7 +380,7 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
       body: { credential: authenticator.authenticate(loginOptions) as never },
     });
     expect(viaPasskey.session.amr).toEqual(['hwk', 'mfa']);
-    const passkeyChallenge = await third.login({ email: thirdEmail, password: PASSWORD });
+    const passkeyChallenge = await third.loginStep({ email: thirdEmail, password: PASSWORD });
     if (passkeyChallenge.type !== 'mfa_required')
       throw new Error(`expected a challenge, not ${passkeyChallenge.type}`);
     expect(passkeyChallenge.methods).toEqual(['passkey']);
@@ -381,31 +402,62 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
     );
     expect(isTenantAuthClientError(removal, 'reauthentication_required')).toBe(true);
 
-    // API 1.2's single sign-on routes, through request() and sso.start() (the full flows against a real
-    // provider are sso.test.ts's and sso-admin.test.ts's).
+    // API 1.2's single sign-on routes, through their methods and sso.start() (the full flows against a
+    // real provider are sso.test.ts's and sso-admin.test.ts's).
     const { client: sso } = client();
     await sso.register({ email: `owner@sso-${Date.now().toString(36)}.example.com`, password: PASSWORD });
-    const { domain } = await sso.request('addDomain', { body: { domain: 'client-test.example.com' } });
+    const domain = await sso.addDomain({ domain: 'client-test.example.com' });
     expect(domain).toMatchObject({ name: 'client-test.example.com', verified: false });
-    expect((await sso.request('listDomains', {})).domains).toHaveLength(1);
-    const notYet = await caught(sso.request('verifyDomain', { params: { name: domain.name } }));
+    expect(domain.verification.name).toBe('_tenant-auth-challenge.client-test.example.com');
+    expect((await sso.listDomains()).map((d) => d.name)).toEqual(['client-test.example.com']);
+    const notYet = await caught(sso.verifyDomain(domain.name));
     expect(isTenantAuthClientError(notYet, 'domain_not_verified')).toBe(true);
-    await sso.request('removeDomain', { params: { name: domain.name } });
+    await sso.removeDomain(domain.name);
+    expect(await sso.listDomains()).toEqual([]);
     const unreachable = await caught(
-      sso.request('configureSso', {
-        body: { issuer: 'https://127.0.0.1:9', clientId: 'a', clientSecret: 'b' },
-      }),
+      sso.configureSso({ issuer: 'https://127.0.0.1:9', clientId: 'a', clientSecret: 'b' }),
     );
     expect(isTenantAuthClientError(unreachable, 'validation_failed')).toBe(true);
-    expect(await sso.request('getSso', {})).toEqual({ sso: null });
-    expect(isTenantAuthClientError(await caught(sso.request('removeSso', {})), 'not_found')).toBe(true);
+    expect(await sso.getSso()).toBeNull();
+    expect(isTenantAuthClientError(await caught(sso.removeSso()), 'not_found')).toBe(true);
     const noSso = await caught(sso.sso.start({ email: 'nobody@client-test.example.com' }));
     expect(isTenantAuthClientError(noSso, 'not_found')).toBe(true);
+    // No connection in the caller's tenant: nothing to re-authenticate at.
+    expect(isTenantAuthClientError(await caught(sso.sso.reauthenticate()), 'not_found')).toBe(true);
     // The callback is a browser navigation: without its cookie, straight to the app's error page.
     const callback = await sso.fetch(`${server.baseUrl}/api/v1/auth/sso/callback?state=x`, {
       redirect: 'manual',
     });
     expect(callback.status).toBe(303);
+
+    // 1.3's SAML browser routes (sso-saml.test.ts drives them with a real IdP): this tenant has no SAML
+    // connection, so no metadata, and a post without the state cookie goes to the app's error page.
+    const tenantId = (await sso.getMyTenant()).id;
+    const metadata = await sso.fetch(`${server.baseUrl}/api/v1/auth/sso/saml/${tenantId}/metadata`);
+    expect(metadata.status).toBe(404);
+    const acs = await sso.fetch(`${server.baseUrl}/api/v1/auth/sso/saml/${tenantId}/acs`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'SAMLResponse=PHg%2F&RelayState=x',
+    });
+    expect(acs.status).toBe(303);
+    expect(acs.headers.get('location')).toContain('/sso-error?code=');
+
+    // 1.3's webhooks through their methods (deliveries to a receiver: webhooks.test.ts).
+    expect(await sso.listWebhooks()).toEqual([]);
+    const internal = await caught(sso.createWebhook({ url: 'https://10.0.0.1/hooks' }));
+    expect(isTenantAuthClientError(internal, 'validation_failed')).toBe(true);
+    expect(internal.errors.map((e) => e.code)).toEqual(['invalid_url']);
+    const noHook = '01900000-0000-7000-8000-000000000000';
+    for (const call of [
+      () => sso.updateWebhook(noHook, { enabled: false }),
+      () => sso.deleteWebhook(noHook),
+      () => sso.testWebhook(noHook),
+      () => sso.listWebhookDeliveries(noHook),
+    ]) {
+      expect(isTenantAuthClientError(await caught(call()), 'not_found')).toBe(true);
+    }
 
     // API 1.2's API keys through request() (a back-end with a key: api-key-client.test.ts). This owner
     // cannot create one (its address is not verified: 403 email_not_verified); the list is empty; an
@@ -477,7 +529,7 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
 
   it('re-authenticates a session whose access token expired: refreshed first, then renewed, never stuck', async () => {
     const { client: c, changes } = client();
-    const state = signedIn(await c.login({ email: (await registered()).email, password: PASSWORD }));
+    const state = await c.login({ email: (await registered()).email, password: PASSWORD });
     // A re-authentication dialog left open for 16 minutes: the access token expired meanwhile.
     clock.advance(16 * 60_000);
     requests = [];
@@ -502,7 +554,7 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
   it('refreshes on its timer shortly before the access token expires', async () => {
     const timers = new ManualTimers(clock);
     const { client: c, changes } = client({ timers, autoRefresh: true });
-    const state = signedIn(await c.login({ email: (await registered()).email, password: PASSWORD }));
+    const state = await c.login({ email: (await registered()).email, password: PASSWORD });
     expect(timers.nextAt()).toBe(state.accessTokenExpiresAt - 30_000);
     clock.set(timers.nextAt() ?? 0);
     timers.fireDue();

@@ -94,6 +94,8 @@ describe.each(backends)('members and invitations on $name', ({ name }) => {
         role: 'owner',
         emailVerified: true,
         createdAt: expect.stringMatching(/Z$/),
+        // API 1.3, "Errors added in 1.3": members lists gain active.
+        active: true,
       });
       expectProblem(await api(url, '/tenants/me/members'), 401, 'invalid_token');
     });

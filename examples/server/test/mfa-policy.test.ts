@@ -198,4 +198,39 @@ describe.each(backends)('requireMfa on $name', ({ name }) => {
     const login = await api<MfaProblem>(url, '/auth/login', { body: { email, password: PASSWORD } });
     expectProblem(login, 401, 'mfa_setup_required');
   });
+
+  it('enrols with one setup mfaToken only: the others are void once a factor is on (docs/http-api.md, "Rules that change in 1.3")', async () => {
+    const boss = await owner();
+    const { secret } = await enrolTotp(url, boss.token, clock.now());
+    clock.advance(30_000);
+    const strong = await api<TokenResponseJson>(url, '/auth/mfa/verify', {
+      body: {
+        mfaToken: await passwordStep(url, boss.email),
+        method: 'totp',
+        code: totpCode(secret, clock.now()),
+      },
+    });
+    const email = uniqueEmail('enrol');
+    const token = await invitation(strong.body.accessToken, email);
+    const policy = await api(url, '/tenants/me/security', {
+      method: 'PATCH',
+      token: strong.body.accessToken,
+      body: { requireMfa: true },
+    });
+    expect(policy.status).toBe(200);
+    const first = await api<MfaProblem>(url, '/auth/invitations/accept', {
+      body: { token, password: PASSWORD },
+    });
+    const second = await api<MfaProblem>(url, '/auth/login', { body: { email, password: PASSWORD } });
+    expectProblem(second, 401, 'mfa_setup_required');
+    const setup = await api<{ secret: string }>(url, '/auth/mfa/totp/setup', {
+      body: { mfaToken: first.body.mfaToken },
+    });
+    const confirmed = await api(url, '/auth/mfa/totp/confirm', {
+      body: { mfaToken: first.body.mfaToken, code: totpCode(setup.body.secret, clock.now()) },
+    });
+    expect(confirmed.status).toBe(200);
+    for (const path of ['/auth/mfa/totp/setup', '/auth/passkeys/registration/options'])
+      expectProblem(await api(url, path, { body: { mfaToken: second.body.mfaToken } }), 401, 'invalid_token');
+  });
 });

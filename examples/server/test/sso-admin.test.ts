@@ -38,6 +38,7 @@ describe.each(backends)('single sign-on administration on $name', ({ name }) => 
       DATABASE_URL: db?.url ?? 'memory:',
       DNS_SERVERS: dns.address,
       SMTP_URL: inbox.url,
+      // The 1.2 name of OUTBOUND_ALLOW_LOOPBACK, on purpose: it still opens loopback for the test providers.
       SSO_ALLOW_INSECURE_ISSUERS: 'true',
       LOG_LEVEL: 'debug',
     });
@@ -194,10 +195,14 @@ describe.each(backends)('single sign-on administration on $name', ({ name }) => 
         token: tenant.ownerToken,
       });
       expect(got.body.sso).toEqual({
+        // API 1.3: the answer names its protocol.
+        protocol: 'oidc',
         issuer: op.issuer,
         clientId: op.clientId,
         enforce: false,
         defaultRole: 'member',
+        trustUnverifiedEmail: false,
+        trustProviderMfa: false,
         redirectUri: REDIRECT_URI,
         updatedAt: expect.any(String),
       });

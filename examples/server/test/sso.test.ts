@@ -8,7 +8,16 @@ import { claimsOf, enrolTotp, passwordStep } from './helpers/mfa.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from './helpers/oidc-provider.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';
 import { TestInbox } from './helpers/smtp.js';
-import { APP_URL, callback, REDIRECT_URI, ssoErrorCode, ssoTenant, startSso } from './helpers/sso.js';
+import {
+  APP_URL,
+  callback,
+  newDomain,
+  REDIRECT_URI,
+  type SsoTenant,
+  ssoErrorCode,
+  ssoTenant,
+  startSso,
+} from './helpers/sso.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { startTokenEndpointProvider, type TokenEndpointProvider } from './helpers/token-endpoint-provider.js';
 
@@ -39,7 +48,7 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       DATABASE_URL: db?.url ?? 'memory:',
       DNS_SERVERS: dns.address,
       SMTP_URL: inbox.url,
-      SSO_ALLOW_INSECURE_ISSUERS: 'true',
+      OUTBOUND_ALLOW_LOOPBACK: 'true',
       LOG_LEVEL: 'debug',
     });
     url = server.baseUrl;
@@ -53,6 +62,35 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
     await dns?.close();
     await inbox?.stop();
   });
+
+  /** Verifies the owner's address with the link its registration mailed (inviting needs it). */
+  async function verifyOwnerEmail(tenant: SsoTenant) {
+    const mail = await inbox.waitFor(tenant.ownerEmail, 1);
+    const token = TestInbox.tokenOf(mail, '/verify-email');
+    expect((await api(url, '/auth/email/verify', { body: { token } })).status).toBe(204);
+  }
+
+  /** A member of the tenant at `email` with a password (invited by the owner, accepted): its id. */
+  async function invitedMember(tenant: SsoTenant, email: string) {
+    await verifyOwnerEmail(tenant);
+    const token = await inbox.tokenFrom(email, '/accept-invitation', async () => {
+      const invited = await api(url, '/tenants/me/invitations', {
+        token: tenant.ownerToken,
+        body: { email, role: 'member' },
+      });
+      expect(invited.status).toBe(201);
+    });
+    type Accepted = { user: { id: string }; accessToken: string; refreshToken: string };
+    const accepted = await api<Accepted>(url, '/auth/invitations/accept', {
+      body: { token, password: PASSWORD },
+    });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBeLessThan(300);
+    return {
+      userId: accepted.body.user.id,
+      accessToken: accepted.body.accessToken,
+      refreshToken: accepted.body.refreshToken,
+    };
+  }
 
   /** Signs `email` in through oidc-provider as `sub`: the callback's answer. */
   async function signInWithProvider(email: string, sub: string, returnTo?: string) {
@@ -112,17 +150,40 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
 
     it('links the first login to the tenant’s user with that address; a changed sub is refused (identity_mismatch)', async () => {
       const tenant = await ssoTenant(url, dns, op);
-      const ownerSub = `sub-${randomUUID()}`;
-      op.accounts.set(ownerSub, { email: tenant.ownerEmail });
-      const grace = await signInWithProvider(tenant.ownerEmail, ownerSub);
-      expect(grace.status).toBe(303);
-      const userId = claimsOf(grace.cookies.access_token?.value ?? '').sub;
-      const me = await api<{ id: string }>(url, '/users/me', { token: tenant.ownerToken });
-      expect(userId).toBe(me.body.id);
-      op.accounts.set('sub-impostor', { email: tenant.ownerEmail });
-      const impostor = await signInWithProvider(tenant.ownerEmail, 'sub-impostor');
+      const email = `invited-${randomUUID().slice(0, 6)}@${tenant.domain}`;
+      const member = await invitedMember(tenant, email);
+      const sub = `sub-${randomUUID()}`;
+      op.accounts.set(sub, { email });
+      const first = await signInWithProvider(email, sub);
+      expect(first.status).toBe(303);
+      expect(claimsOf(first.cookies.access_token?.value ?? '').sub).toBe(member.userId);
+      op.accounts.set('sub-impostor', { email });
+      const impostor = await signInWithProvider(email, 'sub-impostor');
       expect(ssoErrorCode(impostor)).toBe('identity_mismatch');
       expect(impostor.cookies.access_token).toBeUndefined();
+      const events = await api<{ events: { type: string; subjectId: string | null }[] }>(
+        url,
+        '/tenants/me/audit-events',
+        { token: tenant.ownerToken },
+      );
+      expect(events.body.events.filter((e) => e.type === 'sso_identity_linked')).toEqual([
+        expect.objectContaining({ subjectId: member.userId }),
+      ]);
+    });
+
+    it('never links an owner by address: its first SSO sign-in is link_required, and nothing is linked', async () => {
+      const tenant = await ssoTenant(url, dns, op);
+      const sub = `sub-${randomUUID()}`;
+      op.accounts.set(sub, { email: tenant.ownerEmail });
+      const refused = await signInWithProvider(tenant.ownerEmail, sub);
+      expect(ssoErrorCode(refused)).toBe('link_required');
+      expect(refused.cookies.access_token).toBeUndefined();
+      // Still refused: the refusal linked nothing.
+      expect(ssoErrorCode(await signInWithProvider(tenant.ownerEmail, sub))).toBe('link_required');
+      const events = await api<{ events: { type: string }[] }>(url, '/tenants/me/audit-events', {
+        token: tenant.ownerToken,
+      });
+      expect(events.body.events.map((e) => e.type)).not.toContain('sso_identity_linked');
     });
 
     it('refuses an email outside the tenant’s verified domains (domain_mismatch)', async () => {
@@ -137,7 +198,12 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
     });
 
     it('refuses an address of another tenant (email_taken), and an address of a domain another tenant verified', async () => {
-      const tenant = await ssoTenant(url, dns, op);
+      // An address of the domain, registered in a tenant of its own before the domain was verified.
+      const domain = newDomain();
+      const stray = `stray@${domain}`;
+      const elsewhere = await api(url, '/auth/register', { body: { email: stray, password: PASSWORD } });
+      expect(elsewhere.status).toBe(201);
+      const tenant = await ssoTenant(url, dns, op, { domain });
       const other = await ssoTenant(url, dns, op);
       // The provider of `tenant` says the user is the owner of `other`.
       const sub = `sub-${randomUUID()}`;
@@ -146,9 +212,6 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       const answer = await callback(url, await op.signIn(authorizationUrl, sub), stateCookie);
       expect(ssoErrorCode(answer)).toBe('domain_mismatch');
       // An address of a verified domain of `tenant` whose account lives in another tenant.
-      const stray = `stray@${tenant.domain}`;
-      const elsewhere = await api(url, '/auth/register', { body: { email: stray, password: PASSWORD } });
-      expect(elsewhere.status).toBe(201);
       op.accounts.set('sub-stray', { email: stray });
       expect(ssoErrorCode(await signInWithProvider(stray, 'sub-stray'))).toBe('email_taken');
     });
@@ -376,10 +439,9 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
 
     it('accepting an invitation into a held address makes the account but no password session (sso_required)', async () => {
       const tenant = await ssoTenant(url, dns, op, { enforce: true });
-      // The owner's address is verified by its own first SSO login (an owner may invite once verified).
-      op.accounts.set('sub-inviting-owner', { email: tenant.ownerEmail });
-      const ownerSso = await signInWithProvider(tenant.ownerEmail, 'sub-inviting-owner');
-      const ownerToken = ownerSso.cookies.access_token?.value ?? '';
+      // An owner may invite once its address is verified.
+      await verifyOwnerEmail(tenant);
+      const ownerToken = tenant.ownerToken;
       const email = `invited@${tenant.domain}`;
       const token = await inbox.tokenFrom(email, '/accept-invitation', async () => {
         const invited = await api(url, '/tenants/me/invitations', {
@@ -401,6 +463,118 @@ describe.each(backends)('single sign-on on $name', ({ name }) => {
       const viaSso = await signInWithProvider(email, 'sub-invited');
       expect(viaSso.status).toBe(303);
       expect(claimsOf(viaSso.cookies.access_token?.value ?? '').amr).toEqual(['sso']);
+    });
+  });
+
+  describe('1.3: verified domains belong to their tenant, held users stay held', () => {
+    it('refuses registering, and accepting another tenant’s invitation, with an address of a connected domain (sso_required)', async () => {
+      const tenant = await ssoTenant(url, dns, op);
+      const email = `newcomer-${randomUUID().slice(0, 6)}@${tenant.domain}`;
+      expectProblem(
+        await api(url, '/auth/register', { body: { email, password: PASSWORD } }),
+        403,
+        'sso_required',
+      );
+      // Another tenant may invite the address; accepting is refused.
+      const other = await ssoTenant(url, dns, op);
+      await verifyOwnerEmail(other);
+      const token = await inbox.tokenFrom(email, '/accept-invitation', async () => {
+        const invited = await api(url, '/tenants/me/invitations', {
+          token: other.ownerToken,
+          body: { email, role: 'member' },
+        });
+        expect(invited.status).toBe(201);
+      });
+      expectProblem(
+        await api(url, '/auth/invitations/accept', { body: { token, password: PASSWORD } }),
+        403,
+        'sso_required',
+      );
+      // The tenant's own invitation still makes the account.
+      expect((await invitedMember(tenant, email)).userId).toBeTruthy();
+    });
+
+    it('an owner demoted under enforce loses its password sessions in the same change', async () => {
+      const tenant = await ssoTenant(url, dns, op, { enforce: true });
+      await verifyOwnerEmail(tenant);
+      const email = `second-owner-${randomUUID().slice(0, 6)}@${tenant.domain}`;
+      const token = await inbox.tokenFrom(email, '/accept-invitation', async () => {
+        const invited = await api(url, '/tenants/me/invitations', {
+          token: tenant.ownerToken,
+          body: { email, role: 'owner' },
+        });
+        expect(invited.status).toBe(201);
+      });
+      // An owner is not held: a password session.
+      const accepted = await api<{ user: { id: string }; refreshToken: string }>(
+        url,
+        '/auth/invitations/accept',
+        {
+          body: { token, password: PASSWORD },
+        },
+      );
+      expect(accepted.status).toBe(201);
+      const demoted = await api(url, `/tenants/me/members/${accepted.body.user.id}`, {
+        method: 'PATCH',
+        token: tenant.ownerToken,
+        body: { role: 'member' },
+      });
+      expect(demoted.status).toBe(200);
+      expectProblem(
+        await api(url, '/auth/refresh', { body: { refreshToken: accepted.body.refreshToken } }),
+        401,
+        'invalid_token',
+      );
+    });
+
+    it('a confirmed address change into an enforced domain revokes the asking password session', async () => {
+      const tenant = await ssoTenant(url, dns, op, { enforce: true });
+      const outside = `outside-${randomUUID().slice(0, 6)}@elsewhere-${randomUUID().slice(0, 6)}.example.org`;
+      const member = await invitedMember(tenant, outside);
+      const refreshOf = await api<{ refreshToken: string }>(url, '/auth/login', {
+        body: { email: outside, password: PASSWORD },
+      });
+      expect(refreshOf.status).toBe(200);
+      const newEmail = `moved-${randomUUID().slice(0, 6)}@${tenant.domain}`;
+      const token = await inbox.tokenFrom(newEmail, '/confirm-email-change', async () => {
+        const asked = await api(url, '/auth/email/change', {
+          token: member.accessToken,
+          body: { newEmail, password: PASSWORD },
+        });
+        expect(asked.status).toBe(202);
+      });
+      const confirmed = await api(url, '/auth/email/change/confirm', { body: { token } });
+      expect(confirmed.status).toBeLessThan(300);
+      // Every password session is gone: the one that asked as well as the others.
+      expectProblem(
+        await api(url, '/auth/refresh', { body: { refreshToken: member.refreshToken } }),
+        401,
+        'invalid_token',
+      );
+      expectProblem(
+        await api(url, '/auth/refresh', { body: { refreshToken: refreshOf.body.refreshToken } }),
+        401,
+        'invalid_token',
+      );
+    });
+
+    it('refuses a held user’s re-authentication with a password (sso_required): it happens at the provider', async () => {
+      const tenant = await ssoTenant(url, dns, op, { enforce: true });
+      const email = `held-reauth-${randomUUID().slice(0, 6)}@${tenant.domain}`;
+      const sub = `sub-${randomUUID()}`;
+      op.accounts.set(sub, { email });
+      const viaSso = await signInWithProvider(email, sub);
+      const access = viaSso.cookies.access_token?.value ?? '';
+      expectProblem(
+        await api(url, '/auth/reauthenticate', { token: access, body: { password: PASSWORD } }),
+        403,
+        'sso_required',
+      );
+      // An owner is not held: its re-authentication with a password still works.
+      expect(
+        (await api(url, '/auth/reauthenticate', { token: tenant.ownerToken, body: { password: PASSWORD } }))
+          .status,
+      ).toBe(200);
     });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { startChildServer } from './helpers/child-server.js';
 import { TEST_REDIS_URL } from './helpers/postgres.js';
-import { startTestServer } from './helpers/test-server.js';
+import { startTestServer, TEST_SECRETS } from './helpers/test-server.js';
 
 /** The start-up log says what takes long while it runs, so a first start on PGlite does not look hung. */
 describe('the start-up log', () => {
@@ -23,6 +24,27 @@ describe('the start-up log', () => {
       );
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('pnpm start', () => {
+  it('logs "starting…" as its first line, before loading the packages and before the migrations', async () => {
+    const server = await startChildServer({
+      PORT: '0',
+      BCRYPT_COST: '4',
+      DATABASE_URL: 'memory:',
+      ...TEST_SECRETS,
+    });
+    try {
+      const messages = server.lines.map((l) => String((JSON.parse(l) as Record<string, unknown>).msg));
+      expect(messages[0]).toBe(
+        'tenant-auth reference server starting… (database: in-memory PGlite (nothing is kept))',
+      );
+      expect(messages.indexOf('running migrations…')).toBeGreaterThan(0);
+    } finally {
+      server.kill('SIGTERM');
+      await server.exited;
     }
   });
 });

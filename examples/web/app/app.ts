@@ -8,6 +8,8 @@ import {
 } from 'tenant-auth-client';
 import { h } from './dom.js';
 import { problemMessage } from './messages.js';
+// A cycle (the dialog uses `client`), safe: each side reads the other only when called.
+import { reauthenticationDialog } from './reauthentication.js';
 
 /**
  * The reference server's API: `VITE_API_URL`, or `http://localhost:4000/api/v1` (`pnpm start`), as
@@ -19,7 +21,12 @@ export const API_URL: string = import.meta.env.VITE_API_URL;
  * Cookie mode: the server's HttpOnly cookies carry the tokens, this page never sees one. The client
  * refreshes them shortly before they expire, one tab at a time, and tells the other tabs.
  */
-export const client = createTenantAuthClient({ baseUrl: API_URL, mode: 'cookie' });
+export const client = createTenantAuthClient({
+  baseUrl: API_URL,
+  mode: 'cookie',
+  // Any call refused with reauthentication_required opens this dialog (one at a time) and runs again.
+  onReauthenticationRequired: (context) => reauthenticationDialog(context),
+});
 
 /** What the application knows of the signed-in user. */
 export const state: { session: SessionState | null; tenant: Tenant | null } = { session: null, tenant: null };

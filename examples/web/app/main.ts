@@ -16,6 +16,7 @@ import { h } from './dom.js';
 import { problemMessage } from './messages.js';
 import './pages/account.js';
 import './pages/api-keys.js';
+import './pages/webhooks.js';
 import './pages/audit.js';
 import './pages/members.js';
 import './pages/passkeys.js';
@@ -70,6 +71,7 @@ function drawHeader(): void {
       isAdmin() ? h('li', {}, link('/organisation/security', 'Organisation security')) : null,
       isAdmin() ? h('li', {}, link('/single-sign-on', 'Single sign-on')) : null,
       isAdmin() ? h('li', {}, link('/api-keys', 'API keys')) : null,
+      isAdmin() ? h('li', {}, link('/webhooks', 'Webhooks')) : null,
     ),
     h(
       'div',

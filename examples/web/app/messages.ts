@@ -27,10 +27,12 @@ export const PROBLEM_MESSAGES = {
   rate_limited: 'Too many attempts. Please wait a moment and try again.',
   internal_error: 'Something went wrong on our side. Please try again.',
   unavailable: 'The server cannot be reached right now. Check your connection and try again.',
+  feature_unavailable: 'This server does not offer this feature.',
   http_error: 'The server gave an unexpected answer. Please try again.',
   sso_required: 'Your organisation signs you in with single sign-on. Use "Sign in with SSO".',
   domain_taken: 'Another organisation has already verified this domain.',
   domain_not_verified: 'The DNS record is not there yet. Add it, wait a few minutes, then verify again.',
+  account_disabled: 'This account has been deactivated. Ask an administrator of your organisation.',
 } as const satisfies Record<ProblemCode, string>;
 
 /** What the user reads next to a field, for each field error code. */
@@ -51,6 +53,10 @@ export const FIELD_MESSAGES = {
   invalid_credential: 'The passkey could not be used. Try again.',
   invalid_domain: 'Enter a domain you own, such as example.com (not a public suffix).',
   issuer_unreachable: "The identity provider's discovery document could not be fetched.",
+  invalid_metadata: 'This is not usable SAML metadata of an identity provider.',
+  invalid_certificate: 'Use a valid, unexpired X.509 certificate with an RSA key of at least 2048 bits.',
+  invalid_url: 'Enter an https URL.',
+  invalid_event: 'Choose audit event types, or all of them.',
 } as const satisfies Record<FieldErrorCode, string>;
 
 /**
@@ -102,8 +108,15 @@ export const AUDIT_EVENT_LABELS = {
   sso_removed: 'Single sign-on removed',
   sso_login: 'Signed in with SSO',
   sso_user_provisioned: 'Account created by SSO',
+  sso_identity_linked: 'SSO identity linked',
   api_key_created: 'API key created',
   api_key_revoked: 'API key revoked',
+  user_deactivated: 'Account deactivated',
+  user_reactivated: 'Account reactivated',
+  webhook_created: 'Webhook created',
+  webhook_updated: 'Webhook changed',
+  webhook_deleted: 'Webhook deleted',
+  webhook_disabled: 'Webhook disabled after failed deliveries',
 } as const satisfies Record<AuditEventType, string>;
 
 /** A label for each role. */

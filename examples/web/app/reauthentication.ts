@@ -1,8 +1,9 @@
 // The re-authentication dialog: a sensitive action refused with `reauthentication_required` opens it,
 // the user proves who they are again (password, and a code when they have a second factor; or a passkey
-// alone), and the action then runs again by itself (tenant-auth-client's withReauthentication).
+// alone), and the action then runs again by itself. The client is given it once, as its
+// `onReauthenticationRequired` (app.ts): one dialog at a time, whichever calls were refused.
 import type { ReauthenticationPrompt } from 'tenant-auth-client';
-import { client } from './app.js';
+import { client, state } from './app.js';
 import { field, formAlert, h, onSubmit, uid } from './dom.js';
 import { passkeyButton } from './passkey-ceremony.js';
 
@@ -36,7 +37,10 @@ function instructions(withCode: boolean, passkey: boolean, passwordForm: boolean
  * under their field and the dialog stays open; it closes once the re-authentication succeeded. A user
  * whose only factor is a passkey gets the passkey alone (the password without a code would be refused).
  */
-export const reauthenticationDialog: ReauthenticationPrompt = async ({ reauthenticate }) => {
+export const reauthenticationDialog: ReauthenticationPrompt = async (context) => {
+  // A session signed in through the organisation's identity provider proves itself there again.
+  if (state.session?.session.amr.includes('sso')) return providerDialog();
+  const { reauthenticate } = context;
   const me = await client.getMe();
   const hasFactor = me.mfa.totp || me.mfa.recoveryCodesRemaining > 0;
   const hasPasskey = me.mfa.passkeys > 0;
@@ -114,7 +118,52 @@ export const reauthenticationDialog: ReauthenticationPrompt = async ({ reauthent
   });
 };
 
-/** Runs a sensitive action, through the re-authentication dialog when the server asks for it. */
-export function withReauthentication<T>(action: () => Promise<T>): Promise<T> {
-  return client.withReauthentication(action, reauthenticationDialog);
+/**
+ * The dialog of a single sign-on session: the password cannot stand in for the provider (`sso_required`
+ * for a user the organisation holds to SSO), so **Continue** asks the server for a fresh login at the
+ * provider (`POST /auth/sso/reauthenticate`) and goes there; the provider's answer comes back through
+ * the server to this very page (`returnTo`), where the user does what they were doing again. It never
+ * resolves `true`: the page is left. Cancel resolves `false`.
+ */
+function providerDialog(): Promise<boolean> {
+  const opener = document.activeElement as HTMLElement | null;
+  const titleId = uid('reauth-title');
+  const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
+  const form = h(
+    'form',
+    {},
+    formAlert(),
+    h('div', { class: 'actions' }, cancel, h('button', { type: 'submit' }, 'Continue')),
+  );
+  const dialog = h(
+    'dialog',
+    { class: 'dialog', 'aria-labelledby': titleId, id: 'reauthentication' },
+    h('h2', { id: titleId }, 'Confirm it is you'),
+    h(
+      'p',
+      {},
+      "For your security, sign in again at your organisation's identity provider. You will come back to this page.",
+    ),
+    form,
+  );
+  return new Promise<boolean>((resolve) => {
+    const close = () => {
+      dialog.close();
+      dialog.remove();
+      opener?.focus();
+      resolve(false);
+    };
+    cancel.addEventListener('click', close);
+    dialog.addEventListener('cancel', (event) => {
+      event.preventDefault();
+      close();
+    });
+    onSubmit(form, async () => {
+      const { url } = await client.sso.reauthenticate({ returnTo: window.location.href });
+      window.location.assign(url);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    dialog.querySelector<HTMLElement>('button[type="submit"]')?.focus();
+  });
 }

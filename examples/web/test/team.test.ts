@@ -170,6 +170,26 @@ describe('the example web app: sessions, members, audit log', () => {
       .poll(() => them.getByRole('alert').first().textContent())
       .toBe('Your role does not allow this. Ask an owner or administrator of your organisation.');
 
+    // Deactivate: still listed (marked), their browser signed out at its next request, and refused at
+    // sign-in with the words of account_disabled; reactivated, they sign in again.
+    await page.getByRole('button', { name: `Deactivate ${invitee}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Deactivate' }).click();
+    await expectFlash(page, `${invitee} was deactivated`);
+    const row = page.locator(`#members tr[data-member="${invitee}"]`);
+    await row.getByText('Deactivated').waitFor();
+    await them.getByRole('link', { name: 'Sessions' }).click();
+    await them.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    await signIn(them, invitee, 'Blue-Kettle-Morning-42');
+    await expect
+      .poll(() => them.getByRole('alert').first().textContent())
+      .toBe('This account has been deactivated. Ask an administrator of your organisation.');
+    await screenshot(page, 'members-deactivated');
+    await page.getByRole('button', { name: `Reactivate ${invitee}` }).click();
+    await expectFlash(page, `${invitee} was reactivated`);
+    await expect.poll(() => row.getByText('Deactivated').count()).toBe(0);
+    await signIn(them, invitee, 'Blue-Kettle-Morning-42');
+    await them.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
+
     // Remove: the member is gone, and their browser is signed out at its next request.
     await page.getByRole('button', { name: `Remove ${invitee}` }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Remove member' }).click();
@@ -198,6 +218,8 @@ describe('the example web app: sessions, members, audit log', () => {
       'registered',
       'invitation_created',
       'invitation_revoked',
+      'user_deactivated',
+      'user_reactivated',
       'invitation_accepted',
       'member_role_changed',
       'member_removed',

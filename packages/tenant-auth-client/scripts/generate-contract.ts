@@ -256,6 +256,8 @@ function operationsOf(doc: Json): Operation[] {
       if (!successKey) throw new Error(`${method} ${path}: no success response`);
       const success = responses[successKey] as Json;
       const content = success.content as Record<string, Json> | undefined;
+      // A document for another party, not JSON (SAML's service provider metadata), is no call of the client.
+      if (content && !('application/json' in content)) continue;
       const responseSchema = content?.['application/json']?.schema as Json | undefined;
       const body = op.requestBody as Json | undefined;
       const bodySchema = (body?.content as Record<string, Json> | undefined)?.['application/json']?.schema as

@@ -27,6 +27,9 @@ const isMe: Check = (d) =>
   isCount(d.mfa.passkeys) &&
   isCount(d.mfa.recoveryCodesRemaining);
 
+/** `{sso}`: the connection a save answers (never `null` there). */
+const hasSsoConnection: Check = (d) => isObject(d) && isObject(d.sso);
+
 const isSecurityPolicy: Check = (d) => isObject(d) && typeof d.requireMfa === 'boolean';
 
 /**
@@ -41,4 +44,5 @@ export const EXPECTED_ANSWERS: { [K in OperationId]?: Check } = {
   getMe: isMe,
   getSecurityPolicy: isSecurityPolicy,
   setSecurityPolicy: isSecurityPolicy,
+  configureSso: hasSsoConnection,
 };

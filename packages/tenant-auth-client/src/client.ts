@@ -1,18 +1,27 @@
 import type {
   AcceptInvitationRequest,
+  AddDomainRequest,
+  ApiKey,
   AuditEvent,
   AuditEventPage,
   ChangeEmailRequest,
   ChangeMemberRoleRequest,
   ChangePasswordRequest,
+  ConfigureSsoRequest,
   ConfirmEmailChangeRequest,
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  CreatedWebhook,
   CreateInvitationRequest,
+  CreateWebhookRequest,
   DeleteAccountRequest,
+  Domain,
   ForgotPasswordRequest,
   Health,
   Invitation,
   Jwks,
   ListAuditEventsQuery,
+  ListWebhookDeliveriesQuery,
   LoginRequest,
   Me,
   Member,
@@ -23,18 +32,24 @@ import type {
   SecurityPolicy,
   Session,
   SetSecurityPolicyRequest,
+  SsoConnection,
   Tenant,
+  UpdateWebhookRequest,
   VerifyEmailRequest,
+  Webhook,
+  WebhookDeliveryPage,
+  WebhookTest,
 } from './contract.generated.js';
-import { isTenantAuthClientError } from './errors.js';
+import { isTenantAuthClientError, notSignedIn } from './errors.js';
 import { type OperationMethods, operationMethods } from './operations.js';
 import { resolveOptions, type TenantAuthClientOptions } from './options.js';
 import { type PasskeysClient, passkeysOf } from './passkeys.js';
+import { reauthenticationGate } from './reauthentication.js';
 import { createRequests } from './requests.js';
 import { type SecondFactorMethods, secondFactorMethods } from './second-factor.js';
 import { ClientSession } from './session.js';
 import { type SessionChange, sessionListeners } from './session-change.js';
-import { challengeOf, type SignInResult } from './sign-in.js';
+import { challengeOf, type SignInResult, type SignInStep } from './sign-in.js';
 import { type SsoClient, ssoMethods } from './sso.js';
 import type { SessionState } from './tokens.js';
 import { createTransport } from './transport.js';
@@ -65,7 +80,7 @@ export type RequestInput<K extends OperationId> = (OperationTypes[K]['params'] e
     : { body: OperationTypes[K]['body'] });
 
 /**
- * A client of the tenant-auth HTTP API (API.md, 1.0 to 1.2): every route as a typed method named after
+ * A client of the tenant-auth HTTP API (docs/http-api.md, 1.0 to 1.2): every route as a typed method named after
  * its operation, with silent refresh. Create it with {@link createTenantAuthClient}.
  *
  * @example
@@ -81,15 +96,35 @@ export interface TenantAuthClient extends SecondFactorMethods {
   /** `POST /auth/register`: creates a tenant and its owner, and signs in. */
   register(body: RegisterRequest): Promise<RegisterResult>;
   /**
-   * `POST /auth/login`: signed in, or the second-factor step before it (`mfa_required`,
-   * `mfa_setup_required`) as a result, never as an exception.
+   * `POST /auth/login`: signs in. When the user must answer (or enrol) a second factor first, it throws a
+   * `TenantAuthClientError` with code `mfa_required` (or `mfa_setup_required`) and no session exists:
+   * a client that handles second factors calls {@link TenantAuthClient.loginStep} instead.
    */
   login(body: LoginRequest): Promise<SignInResult>;
   /**
-   * `POST /auth/invitations/accept`: creates the account in the inviting tenant, and signs in; into a
-   * tenant that requires a second factor, the result is the `mfa_setup_required` step instead.
+   * `POST /auth/login`: signed in, or the second-factor step before it (`mfa_required`,
+   * `mfa_setup_required`) as a result, never as an exception (API 1.2).
+   *
+   * @example
+   * const step = await client.loginStep({ email, password });
+   * if (step.type === 'mfa_required') await client.verifyMfa({ mfaToken: step.mfaToken, method: 'totp', code });
+   */
+  loginStep(body: LoginRequest): Promise<SignInStep>;
+  /**
+   * `POST /auth/invitations/accept`: creates the account in the inviting tenant, and signs in. Into a
+   * tenant that requires a second factor, it throws a `TenantAuthClientError` with code
+   * `mfa_setup_required`: call {@link TenantAuthClient.acceptInvitationStep} to handle that step.
    */
   acceptInvitation(body: AcceptInvitationRequest): Promise<SignInResult>;
+  /**
+   * `POST /auth/invitations/accept`: signed in, or, into a tenant that requires a second factor, the
+   * `mfa_setup_required` step as a result (API 1.2).
+   *
+   * @example
+   * const step = await client.acceptInvitationStep({ token, password });
+   * if (step.type === 'mfa_setup_required') await client.setupTotp({ mfaToken: step.mfaToken });
+   */
+  acceptInvitationStep(body: AcceptInvitationRequest): Promise<SignInStep>;
   /** `POST /auth/refresh`, now (single-flight: concurrent calls share one request). */
   refresh(): Promise<SessionState>;
   /**
@@ -135,6 +170,132 @@ export interface TenantAuthClient extends SecondFactorMethods {
   listInvitations(): Promise<Invitation[]>;
   /** `DELETE /tenants/me/invitations/:id` (admin). */
   revokeInvitation(id: string): Promise<void>;
+
+  /**
+   * `GET /tenants/me/api-keys` (admin): the tenant's API keys that are not revoked, oldest first (never
+   * a secret).
+   *
+   * @example
+   * for (const key of await client.listApiKeys()) console.log(key.name, key.prefix, key.lastUsedAt);
+   */
+  listApiKeys(): Promise<ApiKey[]>;
+  /**
+   * `POST /tenants/me/api-keys` (*recent*, admin): creates an API key with a role at most the caller's.
+   * The answer's `secret` is shown this once: hand it to its user, never store or log it.
+   *
+   * @example
+   * const { apiKey, secret } = await client.createApiKey({ name: 'CI', role: 'member', expiresInDays: 90 });
+   * showOnce(secret);
+   */
+  createApiKey(body: CreateApiKeyRequest): Promise<CreatedApiKey>;
+  /**
+   * `DELETE /tenants/me/api-keys/:id` (admin): the key stops working at once on the server that answers,
+   * within 5 seconds on every other.
+   *
+   * @example
+   * await client.revokeApiKey(apiKey.id);
+   */
+  revokeApiKey(id: string): Promise<void>;
+
+  /**
+   * `GET /tenants/me/domains` (admin): the tenant's email domains, oldest first, each with the TXT
+   * record that proves it while it is not verified.
+   *
+   * @example
+   * const unverified = (await client.listDomains()).filter((d) => !d.verified);
+   */
+  listDomains(): Promise<Domain[]>;
+  /**
+   * `POST /tenants/me/domains` (*recent*, owner): adds a domain; publish its `verification` TXT record,
+   * then call {@link TenantAuthClient.verifyDomain}.
+   *
+   * @example
+   * const { verification } = await client.addDomain({ domain: 'example.com' });
+   * show(`${verification.name} TXT "${verification.value}"`);
+   */
+  addDomain(body: AddDomainRequest): Promise<Domain>;
+  /**
+   * `POST /tenants/me/domains/:name/verify` (*recent*, owner): verified once the TXT record holds the
+   * value; `409 domain_not_verified` while it does not, `409 domain_taken` when another tenant verified it.
+   *
+   * @example
+   * const domain = await client.verifyDomain('example.com');
+   */
+  verifyDomain(name: string): Promise<Domain>;
+  /**
+   * `DELETE /tenants/me/domains/:name` (*recent*, owner).
+   *
+   * @example
+   * await client.removeDomain('example.com');
+   */
+  removeDomain(name: string): Promise<void>;
+  /**
+   * `GET /tenants/me/sso` (admin): the tenant's identity-provider connection, or `null`; never a secret.
+   *
+   * @example
+   * const sso = await client.getSso();
+   * if (sso === null) showConnectForm();
+   */
+  getSso(): Promise<SsoConnection | null>;
+  /**
+   * `PUT /tenants/me/sso` (*recent*, owner): connects (or replaces) the tenant's identity provider. The
+   * client secret is sent, never answered.
+   *
+   * @example
+   * const sso = await client.configureSso({ issuer, clientId, clientSecret, defaultRole: 'member', enforce: false });
+   */
+  configureSso(body: ConfigureSsoRequest): Promise<SsoConnection>;
+  /**
+   * `DELETE /tenants/me/sso` (*recent*, owner).
+   *
+   * @example
+   * await client.removeSso();
+   */
+  removeSso(): Promise<void>;
+  /**
+   * `GET /tenants/me/webhooks` (admin): the tenant's webhook endpoints, oldest first (never a secret).
+   *
+   * @example
+   * for (const hook of await client.listWebhooks()) console.log(hook.url, hook.enabled, hook.disabledReason);
+   */
+  listWebhooks(): Promise<Webhook[]>;
+  /**
+   * `POST /tenants/me/webhooks` (*recent*, admin): creates an endpoint; the answer's `secret`
+   * (`whsec_…`) signs its deliveries and is shown this once.
+   *
+   * @example
+   * const { webhook, secret } = await client.createWebhook({ url: 'https://siem.example.com/hooks', events: ['login_failed'] });
+   */
+  createWebhook(body: CreateWebhookRequest): Promise<CreatedWebhook>;
+  /**
+   * `PATCH /tenants/me/webhooks/:id` (*recent*, admin): changes an endpoint; `enabled: true` re-enables
+   * one the server disabled (only events written after it are delivered).
+   *
+   * @example
+   * const webhook = await client.updateWebhook(id, { enabled: true });
+   */
+  updateWebhook(id: string, body: UpdateWebhookRequest): Promise<Webhook>;
+  /**
+   * `DELETE /tenants/me/webhooks/:id` (*recent*, admin): nothing more is delivered to it.
+   *
+   * @example
+   * await client.deleteWebhook(id);
+   */
+  deleteWebhook(id: string): Promise<void>;
+  /**
+   * `POST /tenants/me/webhooks/:id/test` (admin): queues a `webhook.test` event for the endpoint.
+   *
+   * @example
+   * const { deliveryId } = await client.testWebhook(id);
+   */
+  testWebhook(id: string): Promise<WebhookTest>;
+  /**
+   * `GET /tenants/me/webhooks/:id/deliveries` (admin): the endpoint's deliveries, newest first.
+   *
+   * @example
+   * const { deliveries, next } = await client.listWebhookDeliveries(id, { limit: 20 });
+   */
+  listWebhookDeliveries(id: string, query?: ListWebhookDeliveriesQuery): Promise<WebhookDeliveryPage>;
 
   /** `POST /auth/password/forgot`: the same answer whether or not the address has an account. */
   forgotPassword(body: ForgotPasswordRequest): Promise<void>;
@@ -215,6 +376,21 @@ const methodsMatchTheInterface: {
   getMe: true,
   getSecurityPolicy: true,
   setSecurityPolicy: true,
+  listApiKeys: true,
+  createApiKey: true,
+  revokeApiKey: true,
+  listDomains: true,
+  addDomain: true,
+  verifyDomain: true,
+  removeDomain: true,
+  getSso: true,
+  removeSso: true,
+  listWebhooks: true,
+  createWebhook: true,
+  updateWebhook: true,
+  deleteWebhook: true,
+  testWebhook: true,
+  listWebhookDeliveries: true,
 };
 void methodsMatchTheInterface;
 
@@ -245,7 +421,16 @@ export function createTenantAuthClient(options: TenantAuthClientOptions): Tenant
   const listeners = sessionListeners(options.onSessionChange);
   const transport = createTransport(resolved);
   const session = new ClientSession(resolved, transport, listeners);
-  const requests = createRequests(mode, transport, session);
+  // The gate's `reauthenticate` is the client's own, made below over these requests.
+  let reauthenticate: SecondFactorMethods['reauthenticate'] = () => Promise.reject(notSignedIn());
+  const gate = reauthenticationGate((body) => reauthenticate(body));
+  const requests = createRequests(mode, transport, session, {
+    gate,
+    prompt: options.onReauthenticationRequired,
+    now: () => resolved.clock.now(),
+  });
+  const secondFactor = secondFactorMethods(requests, session, gate);
+  reauthenticate = secondFactor.reauthenticate;
   const call: Parameters<typeof operationMethods>[0] = async (operation, input) =>
     (await requests.exchange(operation, input)).data;
   const plain = operationMethods(call);
@@ -260,8 +445,11 @@ export function createTenantAuthClient(options: TenantAuthClientOptions): Tenant
     );
     return { data, state: await session.signedIn(data, receivedAt) };
   };
+  /** A sign-in (as in 1.1): the session; a second-factor step is the server's error, thrown. */
+  const signInSession = async (operation: 'login' | 'acceptInvitation', body: object) =>
+    (await signIn(operation, body as OperationTypes[typeof operation]['body'])).state;
   /** A sign-in whose answer may be the second-factor step: a result to switch on. */
-  const signInOrChallenge = async (operation: 'login' | 'acceptInvitation', body: object) => {
+  const signInStep = async (operation: 'login' | 'acceptInvitation', body: object) => {
     try {
       const { state } = await signIn(operation, body as OperationTypes[typeof operation]['body']);
       return { ...state, type: 'signed_in' } as const;
@@ -274,17 +462,21 @@ export function createTenantAuthClient(options: TenantAuthClientOptions): Tenant
 
   return {
     ...plain,
-    ...secondFactorMethods(requests, session),
+    ...secondFactor,
     mode,
     passkeys: passkeysOf(requests, session),
     sso: ssoMethods(call),
+    // Checked by the answer's rule (answers.ts): a save answers its connection, never `null`.
+    configureSso: async (body) => (await call('configureSso', { body })).sso as SsoConnection,
 
     async register(body) {
       const { data, state } = await signIn('register', body);
       return { ...state, tenant: data.tenant };
     },
-    login: (body) => signInOrChallenge('login', body),
-    acceptInvitation: (body) => signInOrChallenge('acceptInvitation', body),
+    login: (body) => signInSession('login', body),
+    loginStep: (body) => signInStep('login', body),
+    acceptInvitation: (body) => signInSession('acceptInvitation', body),
+    acceptInvitationStep: (body) => signInStep('acceptInvitation', body),
     refresh: () => session.refresh(null),
     restore: () => session.restore(),
     async logout() {

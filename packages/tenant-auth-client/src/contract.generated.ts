@@ -146,6 +146,33 @@ export interface TokenResponse {
 }
 
 /**
+ * A tenant: the organisation its users belong to.
+ *
+ * @example
+ * const example: Tenant = {
+ *   id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *   slug: 'analytical-engines',
+ *   name: 'Analytical Engines',
+ *   createdAt: '2026-05-01T12:00:00.000Z',
+ * };
+ */
+export interface Tenant {
+  /**
+   * A UUID.
+   */
+  id: string;
+  /**
+   * URL-safe name, unique, derived from the name.
+   */
+  slug: string;
+  name: string;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  createdAt: string;
+}
+
+/**
  * The token response plus the new tenant.
  *
  * @example
@@ -181,30 +208,61 @@ export interface RegisterResponse extends TokenResponse {
 }
 
 /**
- * A tenant: the organisation its users belong to.
+ * The body of `POST /auth/mfa/totp/setup`.
  *
  * @example
- * const example: Tenant = {
- *   id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
- *   slug: 'analytical-engines',
- *   name: 'Analytical Engines',
- *   createdAt: '2026-05-01T12:00:00.000Z',
+ * const example: TotpSetup = {
+ *   secret: '…',
+ *   otpauthUri: '…',
  * };
  */
-export interface Tenant {
+export interface TotpSetup {
   /**
-   * A UUID.
+   * The TOTP secret, base32; never shown again.
    */
-  id: string;
+  secret: string;
   /**
-   * URL-safe name, unique, derived from the name.
+   * `otpauth://totp/<issuer>:<email>?secret=…&issuer=…&algorithm=SHA1&digits=6&period=30`.
    */
-  slug: string;
-  name: string;
+  otpauthUri: string;
+}
+
+/**
+ * Recovery codes, shown once.
+ *
+ * @example
+ * const example: RecoveryCodes = {
+ *   recoveryCodes: null,
+ * };
+ */
+export interface RecoveryCodes {
   /**
-   * ISO 8601 date-time, UTC.
+   * Single-use codes, shown this once; `null` when the earlier ones stay.
    */
-  createdAt: string;
+  recoveryCodes: string[] | null;
+}
+
+/**
+ * The recovery codes (`null` when the earlier ones stay); with an `mfaToken`, the token response of the new session too.
+ *
+ * @example
+ * const example: TotpConfirmResponse = null;
+ */
+export type TotpConfirmResponse = (TokenResponse & RecoveryCodes) | RecoveryCodes;
+
+/**
+ * The security policy of the tenant.
+ *
+ * @example
+ * const example: SecurityPolicy = {
+ *   requireMfa: true,
+ * };
+ */
+export interface SecurityPolicy {
+  /**
+   * Whether every user of the tenant needs a second factor.
+   */
+  requireMfa: boolean;
 }
 
 /**
@@ -287,6 +345,7 @@ export interface RevokedCount {
  *   role: 'owner',
  *   emailVerified: true,
  *   createdAt: '2026-05-01T12:00:00.000Z',
+ *   active: true,
  * };
  */
 export interface Member {
@@ -303,6 +362,10 @@ export interface Member {
    * ISO 8601 date-time, UTC.
    */
   createdAt: string;
+  /**
+   * Whether the account may sign in (`false`: deactivated; 1.3).
+   */
+  active: boolean;
 }
 
 /**
@@ -383,282 +446,12 @@ export interface InvitationList {
 }
 
 /**
- * What an audit event records.
- *
- * @example
- * const example: AuditEventType = 'registered';
- */
-export type AuditEventType =
-  | 'registered'
-  | 'login_succeeded'
-  | 'login_failed'
-  | 'refreshed'
-  | 'refresh_reissued'
-  | 'replay_detected'
-  | 'logout'
-  | 'session_revoked'
-  | 'sessions_revoked'
-  | 'password_reset_requested'
-  | 'password_reset'
-  | 'password_changed'
-  | 'email_verified'
-  | 'email_changed'
-  | 'invitation_created'
-  | 'invitation_revoked'
-  | 'invitation_accepted'
-  | 'member_role_changed'
-  | 'member_removed'
-  | 'account_deleted'
-  | 'mfa_enabled'
-  | 'mfa_disabled'
-  | 'mfa_challenge_failed'
-  | 'recovery_code_used'
-  | 'recovery_codes_regenerated'
-  | 'reauthenticated'
-  | 'security_policy_changed'
-  | 'passkey_added'
-  | 'passkey_removed'
-  | 'passkey_counter_regressed'
-  | 'domain_added'
-  | 'domain_verified'
-  | 'domain_removed'
-  | 'sso_configured'
-  | 'sso_removed'
-  | 'sso_login'
-  | 'sso_user_provisioned'
-  | 'api_key_created'
-  | 'api_key_revoked';
-
-/**
- * Every {@link AuditEventType}, in the order of the contract.
- *
- * @example
- * if (AUDIT_EVENT_TYPES.includes(value as AuditEventType)) use(value as AuditEventType);
- */
-export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
-  'registered',
-  'login_succeeded',
-  'login_failed',
-  'refreshed',
-  'refresh_reissued',
-  'replay_detected',
-  'logout',
-  'session_revoked',
-  'sessions_revoked',
-  'password_reset_requested',
-  'password_reset',
-  'password_changed',
-  'email_verified',
-  'email_changed',
-  'invitation_created',
-  'invitation_revoked',
-  'invitation_accepted',
-  'member_role_changed',
-  'member_removed',
-  'account_deleted',
-  'mfa_enabled',
-  'mfa_disabled',
-  'mfa_challenge_failed',
-  'recovery_code_used',
-  'recovery_codes_regenerated',
-  'reauthenticated',
-  'security_policy_changed',
-  'passkey_added',
-  'passkey_removed',
-  'passkey_counter_regressed',
-  'domain_added',
-  'domain_verified',
-  'domain_removed',
-  'sso_configured',
-  'sso_removed',
-  'sso_login',
-  'sso_user_provisioned',
-  'api_key_created',
-  'api_key_revoked',
-];
-
-/**
- * What `actorId` is: a `user` or an `api_key`.
- *
- * @example
- * const example: ActorType = 'user';
- */
-export type ActorType = 'user' | 'api_key';
-
-/**
- * Every {@link ActorType}, in the order of the contract.
- *
- * @example
- * if (ACTOR_TYPES.includes(value as ActorType)) use(value as ActorType);
- */
-export const ACTOR_TYPES: readonly ActorType[] = ['user', 'api_key'];
-
-/**
- * One security event of the tenant; it holds no secret.
- *
- * @example
- * const example: AuditEvent = {
- *   id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
- *   type: 'registered',
- *   at: '2026-05-01T12:00:00.000Z',
- *   actorId: null,
- *   actorType: 'user',
- *   subjectId: null,
- *   sessionId: null,
- *   ipAddress: null,
- *   userAgent: null,
- *   requestId: null,
- * };
- */
-export interface AuditEvent {
-  /**
-   * A UUID.
-   */
-  id: string;
-  type: AuditEventType;
-  /**
-   * ISO 8601 date-time, UTC.
-   */
-  at: string;
-  /**
-   * The user or API key who acted; null when unknown.
-   */
-  actorId: string | null;
-  actorType: ActorType;
-  /**
-   * The user, invitation or API key the event is about.
-   */
-  subjectId: string | null;
-  sessionId: string | null;
-  ipAddress: string | null;
-  userAgent: string | null;
-  requestId: string | null;
-}
-
-/**
- * The body of `GET /tenants/me/audit-events`: a page, newest first.
- *
- * @example
- * const example: AuditEventPage = {
- *   events: [],
- *   next: null,
- * };
- */
-export interface AuditEventPage {
-  events: AuditEvent[];
-  /**
-   * Cursor of the next (older) page, for `before`; null on the last page.
-   */
-  next: string | null;
-}
-
-/**
  * Always `{}`.
  *
  * @example
  * const example: Accepted = {};
  */
 export type Accepted = Record<string, never>;
-
-/**
- * A public JSON Web Key (RFC 7517).
- *
- * @example
- * const example: Jwk = {
- *   kty: 'OKP',
- * };
- */
-export interface Jwk {
-  kty: string;
-  kid?: string;
-  alg?: string;
-  [key: string]: unknown;
-}
-
-/**
- * A JSON Web Key Set (RFC 7517).
- *
- * @example
- * const example: Jwks = {
- *   keys: [],
- * };
- */
-export interface Jwks {
-  keys: Jwk[];
-}
-
-/**
- * The body of `GET /health`.
- *
- * @example
- * const example: Health = {
- *   status: 'ok',
- *   database: 'ok',
- * };
- */
-export interface Health {
-  status: 'ok' | 'degraded';
-  database: 'ok' | 'unavailable';
-}
-
-/**
- * A second factor: `totp`, `recovery_code` or `passkey`.
- *
- * @example
- * const example: MfaMethod = 'totp';
- */
-export type MfaMethod = 'totp' | 'recovery_code' | 'passkey';
-
-/**
- * Every {@link MfaMethod}, in the order of the contract.
- *
- * @example
- * if (MFA_METHODS.includes(value as MfaMethod)) use(value as MfaMethod);
- */
-export const MFA_METHODS: readonly MfaMethod[] = ['totp', 'recovery_code', 'passkey'];
-
-/**
- * The body of `POST /auth/mfa/totp/setup`.
- *
- * @example
- * const example: TotpSetup = {
- *   secret: '…',
- *   otpauthUri: '…',
- * };
- */
-export interface TotpSetup {
-  /**
-   * The TOTP secret, base32; never shown again.
-   */
-  secret: string;
-  /**
-   * `otpauth://totp/<issuer>:<email>?secret=…&issuer=…&algorithm=SHA1&digits=6&period=30`.
-   */
-  otpauthUri: string;
-}
-
-/**
- * Recovery codes, shown once.
- *
- * @example
- * const example: RecoveryCodes = {
- *   recoveryCodes: null,
- * };
- */
-export interface RecoveryCodes {
-  /**
-   * Single-use codes, shown this once; `null` when the earlier ones stay.
-   */
-  recoveryCodes: string[] | null;
-}
-
-/**
- * The recovery codes (`null` when the earlier ones stay); with an `mfaToken`, the token response of the new session too.
- *
- * @example
- * const example: TotpConfirmResponse = null;
- */
-export type TotpConfirmResponse = (TokenResponse & RecoveryCodes) | RecoveryCodes;
 
 /**
  * The caller's second factors.
@@ -727,18 +520,187 @@ export interface Me {
 }
 
 /**
- * The security policy of the tenant.
+ * What an audit event records.
  *
  * @example
- * const example: SecurityPolicy = {
- *   requireMfa: true,
+ * const example: AuditEventType = 'registered';
+ */
+export type AuditEventType =
+  | 'registered'
+  | 'login_succeeded'
+  | 'login_failed'
+  | 'refreshed'
+  | 'refresh_reissued'
+  | 'replay_detected'
+  | 'logout'
+  | 'session_revoked'
+  | 'sessions_revoked'
+  | 'password_reset_requested'
+  | 'password_reset'
+  | 'password_changed'
+  | 'email_verified'
+  | 'email_changed'
+  | 'invitation_created'
+  | 'invitation_revoked'
+  | 'invitation_accepted'
+  | 'member_role_changed'
+  | 'member_removed'
+  | 'account_deleted'
+  | 'mfa_enabled'
+  | 'mfa_disabled'
+  | 'mfa_challenge_failed'
+  | 'recovery_code_used'
+  | 'recovery_codes_regenerated'
+  | 'reauthenticated'
+  | 'security_policy_changed'
+  | 'passkey_added'
+  | 'passkey_removed'
+  | 'passkey_counter_regressed'
+  | 'domain_added'
+  | 'domain_verified'
+  | 'domain_removed'
+  | 'sso_configured'
+  | 'sso_removed'
+  | 'sso_login'
+  | 'sso_user_provisioned'
+  | 'api_key_created'
+  | 'api_key_revoked'
+  | 'sso_identity_linked'
+  | 'user_deactivated'
+  | 'user_reactivated'
+  | 'webhook_created'
+  | 'webhook_updated'
+  | 'webhook_deleted'
+  | 'webhook_disabled';
+
+/**
+ * Every {@link AuditEventType}, in the order of the contract.
+ *
+ * @example
+ * if (AUDIT_EVENT_TYPES.includes(value as AuditEventType)) use(value as AuditEventType);
+ */
+export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
+  'registered',
+  'login_succeeded',
+  'login_failed',
+  'refreshed',
+  'refresh_reissued',
+  'replay_detected',
+  'logout',
+  'session_revoked',
+  'sessions_revoked',
+  'password_reset_requested',
+  'password_reset',
+  'password_changed',
+  'email_verified',
+  'email_changed',
+  'invitation_created',
+  'invitation_revoked',
+  'invitation_accepted',
+  'member_role_changed',
+  'member_removed',
+  'account_deleted',
+  'mfa_enabled',
+  'mfa_disabled',
+  'mfa_challenge_failed',
+  'recovery_code_used',
+  'recovery_codes_regenerated',
+  'reauthenticated',
+  'security_policy_changed',
+  'passkey_added',
+  'passkey_removed',
+  'passkey_counter_regressed',
+  'domain_added',
+  'domain_verified',
+  'domain_removed',
+  'sso_configured',
+  'sso_removed',
+  'sso_login',
+  'sso_user_provisioned',
+  'api_key_created',
+  'api_key_revoked',
+  'sso_identity_linked',
+  'user_deactivated',
+  'user_reactivated',
+  'webhook_created',
+  'webhook_updated',
+  'webhook_deleted',
+  'webhook_disabled',
+];
+
+/**
+ * What `actorId` is: a `user`, an `api_key`, or the server itself (`system`, `actorId` null).
+ *
+ * @example
+ * const example: ActorType = 'user';
+ */
+export type ActorType = 'user' | 'api_key' | 'system';
+
+/**
+ * Every {@link ActorType}, in the order of the contract.
+ *
+ * @example
+ * if (ACTOR_TYPES.includes(value as ActorType)) use(value as ActorType);
+ */
+export const ACTOR_TYPES: readonly ActorType[] = ['user', 'api_key', 'system'];
+
+/**
+ * One security event of the tenant; it holds no secret.
+ *
+ * @example
+ * const example: AuditEvent = {
+ *   id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *   type: 'registered',
+ *   at: '2026-05-01T12:00:00.000Z',
+ *   actorId: null,
+ *   actorType: 'user',
+ *   subjectId: null,
+ *   sessionId: null,
+ *   ipAddress: null,
+ *   userAgent: null,
+ *   requestId: null,
  * };
  */
-export interface SecurityPolicy {
+export interface AuditEvent {
   /**
-   * Whether every user of the tenant needs a second factor.
+   * A UUID.
    */
-  requireMfa: boolean;
+  id: string;
+  type: AuditEventType;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  at: string;
+  /**
+   * The user or API key who acted; null when unknown.
+   */
+  actorId: string | null;
+  actorType: ActorType;
+  /**
+   * The user, invitation or API key the event is about.
+   */
+  subjectId: string | null;
+  sessionId: string | null;
+  ipAddress: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+}
+
+/**
+ * The body of `GET /tenants/me/audit-events`: a page, newest first.
+ *
+ * @example
+ * const example: AuditEventPage = {
+ *   events: [],
+ *   next: null,
+ * };
+ */
+export interface AuditEventPage {
+  events: AuditEvent[];
+  /**
+   * Cursor of the next (older) page, for `before`; null on the last page.
+   */
+  next: string | null;
 }
 
 /**
@@ -831,30 +793,92 @@ export interface DomainList {
 }
 
 /**
- * The tenant's OpenID Connect connection.
+ * A signing certificate of the identity provider.
+ *
+ * @example
+ * const example: SamlCertificate = {
+ *   fingerprintSha256: '…',
+ *   notAfter: '2026-05-01T12:00:00.000Z',
+ * };
+ */
+export interface SamlCertificate {
+  /**
+   * SHA-256 of the DER, lower-case hex.
+   */
+  fingerprintSha256: string;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  notAfter: string;
+}
+
+/**
+ * The tenant's connection: OpenID Connect (`issuer`, `clientId`, `redirectUri`) or SAML 2.0 (`entityId`, `ssoUrl`, `certificates`, `spEntityId`, `acsUrl`, `metadataUrl`).
  *
  * @example
  * const example: SsoConnection = {
- *   issuer: '…',
- *   clientId: '…',
+ *   protocol: 'oidc',
  *   enforce: true,
  *   defaultRole: 'owner',
- *   redirectUri: '…',
+ *   trustUnverifiedEmail: true,
+ *   trustProviderMfa: true,
  *   updatedAt: '2026-05-01T12:00:00.000Z',
  * };
  */
 export interface SsoConnection {
-  issuer: string;
-  clientId: string;
+  /**
+   * The protocol of the connection.
+   */
+  protocol: 'oidc' | 'saml';
+  /**
+   * OpenID Connect: the issuer.
+   */
+  issuer?: string;
+  /**
+   * OpenID Connect: the client ID.
+   */
+  clientId?: string;
+  /**
+   * SAML: the identity provider's entity ID.
+   */
+  entityId?: string;
+  /**
+   * SAML: the identity provider's HTTP-Redirect SingleSignOnService.
+   */
+  ssoUrl?: string;
+  /**
+   * SAML: the identity provider's signing certificates (several during a rollover).
+   */
+  certificates?: SamlCertificate[];
+  /**
+   * SAML: the service provider's entity ID (the audience) to register at the IdP.
+   */
+  spEntityId?: string;
+  /**
+   * SAML: the assertion consumer service URL to register at the IdP.
+   */
+  acsUrl?: string;
+  /**
+   * SAML: the service provider's metadata.
+   */
+  metadataUrl?: string;
   /**
    * Password and passkey sign-ins of the users in the verified domains answer `sso_required` (owners excepted).
    */
   enforce: boolean;
   defaultRole: Role;
   /**
-   * The callback URL to register at the provider.
+   * Addresses the provider does not say are verified (`email_verified` not `true`) are provisioned and linked.
    */
-  redirectUri: string;
+  trustUnverifiedEmail: boolean;
+  /**
+   * The provider's `mfa` in `amr` stands in for the user's own factor on recent routes.
+   */
+  trustProviderMfa: boolean;
+  /**
+   * OpenID Connect: the callback URL to register at the provider.
+   */
+  redirectUri?: string;
   /**
    * ISO 8601 date-time, UTC.
    */
@@ -886,6 +910,186 @@ export interface SsoStart {
    * The identity provider's authorization URL.
    */
   url: string;
+}
+
+/**
+ * A public JSON Web Key (RFC 7517).
+ *
+ * @example
+ * const example: Jwk = {
+ *   kty: 'OKP',
+ * };
+ */
+export interface Jwk {
+  kty: string;
+  kid?: string;
+  alg?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * A JSON Web Key Set (RFC 7517).
+ *
+ * @example
+ * const example: Jwks = {
+ *   keys: [],
+ * };
+ */
+export interface Jwks {
+  keys: Jwk[];
+}
+
+/**
+ * The body of `GET /health`.
+ *
+ * @example
+ * const example: Health = {
+ *   status: 'ok',
+ *   database: 'ok',
+ * };
+ */
+export interface Health {
+  status: 'ok' | 'degraded';
+  database: 'ok' | 'unavailable';
+}
+
+/**
+ * WebAuthn Level 3 `PublicKeyCredentialCreationOptionsJSON`.
+ *
+ * @example
+ * const example: PasskeyCreationOptions = {
+ *   rp: {
+ *     name: 'Analytical Engines',
+ *   },
+ *   user: {
+ *     id: '…',
+ *     name: 'Analytical Engines',
+ *     displayName: '…',
+ *   },
+ *   challenge: '…',
+ *   pubKeyCredParams: [],
+ * };
+ */
+export interface PasskeyCreationOptions {
+  rp: {
+    id?: string;
+    name: string;
+  };
+  user: {
+    id: string;
+    name: string;
+    displayName: string;
+  };
+  challenge: string;
+  pubKeyCredParams: Array<{
+    type: 'public-key';
+    alg: number;
+  }>;
+  timeout?: number;
+  excludeCredentials?: Array<{
+    id: string;
+    type: 'public-key';
+    transports?: string[];
+  }>;
+  authenticatorSelection?: {
+    authenticatorAttachment?: string;
+    requireResidentKey?: boolean;
+    residentKey?: string;
+    userVerification?: string;
+  };
+  hints?: string[];
+  attestation?: string;
+  attestationFormats?: string[];
+  /**
+   * Client extension inputs.
+   */
+  extensions?: {
+    credProps?: boolean;
+  };
+}
+
+/**
+ * A passkey of the caller.
+ *
+ * @example
+ * const example: Passkey = {
+ *   id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *   name: 'Analytical Engines',
+ *   createdAt: '2026-05-01T12:00:00.000Z',
+ *   lastUsedAt: null,
+ * };
+ */
+export interface Passkey {
+  /**
+   * A UUID.
+   */
+  id: string;
+  name: string;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  createdAt: string;
+  /**
+   * When it last signed the user in; `null` if never.
+   */
+  lastUsedAt: string | null;
+}
+
+/**
+ * The new passkey; with a setup `mfaToken`, the token response of the new session and the recovery codes too.
+ *
+ * @example
+ * const example: AddPasskeyResponse = null;
+ */
+export type AddPasskeyResponse =
+  | (TokenResponse &
+      RecoveryCodes & {
+        passkey: Passkey;
+      })
+  | {
+      passkey: Passkey;
+    };
+
+/**
+ * The caller's passkeys, oldest first.
+ *
+ * @example
+ * const example: PasskeyList = {
+ *   passkeys: [],
+ * };
+ */
+export interface PasskeyList {
+  passkeys: Passkey[];
+}
+
+/**
+ * WebAuthn Level 3 `PublicKeyCredentialRequestOptionsJSON`.
+ *
+ * @example
+ * const example: PasskeyRequestOptions = {
+ *   challenge: '…',
+ * };
+ */
+export interface PasskeyRequestOptions {
+  challenge: string;
+  timeout?: number;
+  rpId?: string;
+  /**
+   * The passkeys that may answer; absent for a passkey login (discoverable).
+   */
+  allowCredentials?: Array<{
+    id: string;
+    type: 'public-key';
+    transports?: string[];
+  }>;
+  userVerification?: string;
+  hints?: string[];
+  /**
+   * Client extension inputs.
+   */
+  extensions?: {
+    credProps?: boolean;
+  };
 }
 
 /**
@@ -973,74 +1177,185 @@ export interface ApiKeyList {
 }
 
 /**
- * Why a field was refused; switch on this.
+ * A webhook endpoint of the tenant; it holds no secret.
  *
  * @example
- * const example: FieldErrorCode = 'invalid_email';
- */
-export type FieldErrorCode =
-  | 'invalid_email'
-  | 'email_taken'
-  | 'too_short'
-  | 'too_long'
-  | 'missing_character_classes'
-  | 'contains_personal_info'
-  | 'common_password'
-  | 'required'
-  | 'invalid_type'
-  | 'invalid_value'
-  | 'invalid_or_expired'
-  | 'incorrect'
-  | 'invalid_role'
-  | 'invalid_credential'
-  | 'invalid_domain'
-  | 'issuer_unreachable';
-
-/**
- * Every {@link FieldErrorCode}, in the order of the contract.
- *
- * @example
- * if (FIELD_ERROR_CODES.includes(value as FieldErrorCode)) use(value as FieldErrorCode);
- */
-export const FIELD_ERROR_CODES: readonly FieldErrorCode[] = [
-  'invalid_email',
-  'email_taken',
-  'too_short',
-  'too_long',
-  'missing_character_classes',
-  'contains_personal_info',
-  'common_password',
-  'required',
-  'invalid_type',
-  'invalid_value',
-  'invalid_or_expired',
-  'incorrect',
-  'invalid_role',
-  'invalid_credential',
-  'invalid_domain',
-  'issuer_unreachable',
-];
-
-/**
- * Why one field was refused.
- *
- * @example
- * const example: FieldError = {
- *   field: 'password',
- *   code: 'invalid_email',
- *   message: 'At least 12 characters.',
+ * const example: Webhook = {
+ *   id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *   url: '…',
+ *   events: [],
+ *   description: null,
+ *   enabled: true,
+ *   createdAt: '2026-05-01T12:00:00.000Z',
+ *   disabledReason: null,
  * };
  */
-export interface FieldError {
+export interface Webhook {
   /**
-   * The input field (`'body'` for the body as a whole).
+   * A UUID.
    */
-  field: string;
-  code: FieldErrorCode;
+  id: string;
   /**
-   * A sentence for people; never parse it.
+   * Where the events are posted.
    */
-  message: string;
+  url: string;
+  /**
+   * Audit event types it receives, or `["*"]` for all.
+   *
+   * At least 1 item(s) when present.
+   */
+  events: Array<'*' | AuditEventType>;
+  description: string | null;
+  enabled: boolean;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  createdAt: string;
+  /**
+   * Why the server disabled it after failed deliveries; null otherwise.
+   */
+  disabledReason: string | null;
+}
+
+/**
+ * The body of `POST /tenants/me/webhooks`.
+ *
+ * @example
+ * const example: CreatedWebhook = {
+ *   webhook: {
+ *     id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *     url: '…',
+ *     events: [],
+ *     description: null,
+ *     enabled: true,
+ *     createdAt: '2026-05-01T12:00:00.000Z',
+ *     disabledReason: null,
+ *   },
+ *   secret: '…',
+ * };
+ */
+export interface CreatedWebhook {
+  webhook: Webhook;
+  /**
+   * `whsec_` and the base64 of 32 random bytes: shown this once, never again.
+   *
+   * Matches `^whsec_[A-Za-z0-9+/]+={0,2}$`.
+   */
+  secret: string;
+}
+
+/**
+ * The body of `GET /tenants/me/webhooks`.
+ *
+ * @example
+ * const example: WebhookList = {
+ *   webhooks: [],
+ * };
+ */
+export interface WebhookList {
+  webhooks: Webhook[];
+}
+
+/**
+ * The body of `PATCH /tenants/me/webhooks/:id`.
+ *
+ * @example
+ * const example: WebhookAnswer = {
+ *   webhook: {
+ *     id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *     url: '…',
+ *     events: [],
+ *     description: null,
+ *     enabled: true,
+ *     createdAt: '2026-05-01T12:00:00.000Z',
+ *     disabledReason: null,
+ *   },
+ * };
+ */
+export interface WebhookAnswer {
+  webhook: Webhook;
+}
+
+/**
+ * The delivery of the `webhook.test` event, queued.
+ *
+ * @example
+ * const example: WebhookTest = {
+ *   deliveryId: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ * };
+ */
+export interface WebhookTest {
+  /**
+   * A UUID.
+   */
+  deliveryId: string;
+}
+
+/**
+ * A delivery of an event to an endpoint (never its body).
+ *
+ * @example
+ * const example: WebhookDelivery = {
+ *   id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *   eventId: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
+ *   type: '…',
+ *   attempt: 0,
+ *   status: 'pending',
+ *   responseStatus: null,
+ *   createdAt: '2026-05-01T12:00:00.000Z',
+ *   lastAttemptAt: null,
+ *   nextAttemptAt: null,
+ * };
+ */
+export interface WebhookDelivery {
+  /**
+   * A UUID.
+   */
+  id: string;
+  /**
+   * The `webhook-id` of every attempt.
+   *
+   * A UUID.
+   */
+  eventId: string;
+  /**
+   * The event type, or `webhook.test`.
+   */
+  type: string;
+  /**
+   * Attempts made so far.
+   *
+   * An integer from 0 to 9007199254740991.
+   */
+  attempt: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  /**
+   * The last answer; null when none came.
+   */
+  responseStatus: number | null;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  createdAt: string;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+}
+
+/**
+ * The body of `GET /tenants/me/webhooks/:id/deliveries`.
+ *
+ * @example
+ * const example: WebhookDeliveryPage = {
+ *   deliveries: [],
+ *   next: null,
+ * };
+ */
+export interface WebhookDeliveryPage {
+  deliveries: WebhookDelivery[];
+  /**
+   * The `before` of the next page; null on the last.
+   */
+  next: string | null;
 }
 
 /**
@@ -1074,7 +1389,9 @@ export type ProblemCode =
   | 'http_error'
   | 'sso_required'
   | 'domain_taken'
-  | 'domain_not_verified';
+  | 'domain_not_verified'
+  | 'feature_unavailable'
+  | 'account_disabled';
 
 /**
  * Every {@link ProblemCode}, in the order of the contract.
@@ -1108,7 +1425,104 @@ export const PROBLEM_CODES: readonly ProblemCode[] = [
   'sso_required',
   'domain_taken',
   'domain_not_verified',
+  'feature_unavailable',
+  'account_disabled',
 ];
+
+/**
+ * Why a field was refused; switch on this.
+ *
+ * @example
+ * const example: FieldErrorCode = 'invalid_email';
+ */
+export type FieldErrorCode =
+  | 'invalid_email'
+  | 'email_taken'
+  | 'too_short'
+  | 'too_long'
+  | 'missing_character_classes'
+  | 'contains_personal_info'
+  | 'common_password'
+  | 'required'
+  | 'invalid_type'
+  | 'invalid_value'
+  | 'invalid_or_expired'
+  | 'incorrect'
+  | 'invalid_role'
+  | 'invalid_credential'
+  | 'invalid_domain'
+  | 'issuer_unreachable'
+  | 'invalid_metadata'
+  | 'invalid_certificate'
+  | 'invalid_url'
+  | 'invalid_event';
+
+/**
+ * Every {@link FieldErrorCode}, in the order of the contract.
+ *
+ * @example
+ * if (FIELD_ERROR_CODES.includes(value as FieldErrorCode)) use(value as FieldErrorCode);
+ */
+export const FIELD_ERROR_CODES: readonly FieldErrorCode[] = [
+  'invalid_email',
+  'email_taken',
+  'too_short',
+  'too_long',
+  'missing_character_classes',
+  'contains_personal_info',
+  'common_password',
+  'required',
+  'invalid_type',
+  'invalid_value',
+  'invalid_or_expired',
+  'incorrect',
+  'invalid_role',
+  'invalid_credential',
+  'invalid_domain',
+  'issuer_unreachable',
+  'invalid_metadata',
+  'invalid_certificate',
+  'invalid_url',
+  'invalid_event',
+];
+
+/**
+ * Why one field was refused.
+ *
+ * @example
+ * const example: FieldError = {
+ *   field: 'password',
+ *   code: 'invalid_email',
+ *   message: 'At least 12 characters.',
+ * };
+ */
+export interface FieldError {
+  /**
+   * The input field (`'body'` for the body as a whole).
+   */
+  field: string;
+  code: FieldErrorCode;
+  /**
+   * A sentence for people; never parse it.
+   */
+  message: string;
+}
+
+/**
+ * A second factor: `totp`, `recovery_code` or `passkey`.
+ *
+ * @example
+ * const example: MfaMethod = 'totp';
+ */
+export type MfaMethod = 'totp' | 'recovery_code' | 'passkey';
+
+/**
+ * Every {@link MfaMethod}, in the order of the contract.
+ *
+ * @example
+ * if (MFA_METHODS.includes(value as MfaMethod)) use(value as MfaMethod);
+ */
+export const MFA_METHODS: readonly MfaMethod[] = ['totp', 'recovery_code', 'passkey'];
 
 /**
  * RFC 9457 problem details.
@@ -1159,145 +1573,6 @@ export interface Problem {
    * An integer from 1 to 9007199254740991.
    */
   expiresIn?: number;
-}
-
-/**
- * A passkey of the caller.
- *
- * @example
- * const example: Passkey = {
- *   id: '0190f5c8-3a3c-7a4b-9e2f-3c4d5e6f7a8b',
- *   name: 'Analytical Engines',
- *   createdAt: '2026-05-01T12:00:00.000Z',
- *   lastUsedAt: null,
- * };
- */
-export interface Passkey {
-  /**
-   * A UUID.
-   */
-  id: string;
-  name: string;
-  /**
-   * ISO 8601 date-time, UTC.
-   */
-  createdAt: string;
-  /**
-   * When it last signed the user in; `null` if never.
-   */
-  lastUsedAt: string | null;
-}
-
-/**
- * The caller's passkeys, oldest first.
- *
- * @example
- * const example: PasskeyList = {
- *   passkeys: [],
- * };
- */
-export interface PasskeyList {
-  passkeys: Passkey[];
-}
-
-/**
- * The new passkey; with a setup `mfaToken`, the token response of the new session and the recovery codes too.
- *
- * @example
- * const example: AddPasskeyResponse = null;
- */
-export type AddPasskeyResponse =
-  | (TokenResponse &
-      RecoveryCodes & {
-        passkey: Passkey;
-      })
-  | {
-      passkey: Passkey;
-    };
-
-/**
- * WebAuthn Level 3 `PublicKeyCredentialCreationOptionsJSON`.
- *
- * @example
- * const example: PasskeyCreationOptions = {
- *   rp: {
- *     name: 'Analytical Engines',
- *   },
- *   user: {
- *     id: '…',
- *     name: 'Analytical Engines',
- *     displayName: '…',
- *   },
- *   challenge: '…',
- *   pubKeyCredParams: [],
- * };
- */
-export interface PasskeyCreationOptions {
-  rp: {
-    id?: string;
-    name: string;
-  };
-  user: {
-    id: string;
-    name: string;
-    displayName: string;
-  };
-  challenge: string;
-  pubKeyCredParams: Array<{
-    type: 'public-key';
-    alg: number;
-  }>;
-  timeout?: number;
-  excludeCredentials?: Array<{
-    id: string;
-    type: 'public-key';
-    transports?: string[];
-  }>;
-  authenticatorSelection?: {
-    authenticatorAttachment?: string;
-    requireResidentKey?: boolean;
-    residentKey?: string;
-    userVerification?: string;
-  };
-  hints?: string[];
-  attestation?: string;
-  attestationFormats?: string[];
-  /**
-   * Client extension inputs.
-   */
-  extensions?: {
-    credProps?: boolean;
-  };
-}
-
-/**
- * WebAuthn Level 3 `PublicKeyCredentialRequestOptionsJSON`.
- *
- * @example
- * const example: PasskeyRequestOptions = {
- *   challenge: '…',
- * };
- */
-export interface PasskeyRequestOptions {
-  challenge: string;
-  timeout?: number;
-  rpId?: string;
-  /**
-   * The passkeys that may answer; absent for a passkey login (discoverable).
-   */
-  allowCredentials?: Array<{
-    id: string;
-    type: 'public-key';
-    transports?: string[];
-  }>;
-  userVerification?: string;
-  hints?: string[];
-  /**
-   * Client extension inputs.
-   */
-  extensions?: {
-    credProps?: boolean;
-  };
 }
 
 /**
@@ -1520,12 +1795,11 @@ export interface SetSecurityPolicyRequest {
  * The body of `PATCH /tenants/me/members/{userId}`.
  *
  * @example
- * const example: ChangeMemberRoleRequest = {
- *   role: 'owner',
- * };
+ * const example: ChangeMemberRoleRequest = {};
  */
 export interface ChangeMemberRoleRequest {
-  role: Role;
+  role?: Role;
+  active?: boolean;
 }
 
 /**
@@ -1704,17 +1978,15 @@ export interface ConfirmEmailChangeRequest {
  * The body of `DELETE /users/me`.
  *
  * @example
- * const example: DeleteAccountRequest = {
- *   password: 'Correct-Horse-Battery-42',
- * };
+ * const example: DeleteAccountRequest = {};
  */
 export interface DeleteAccountRequest {
   /**
-   * The current password (re-authentication).
+   * The current password. A user SSO provisioned (no password) leaves it out after a recent `POST /auth/sso/reauthenticate`.
    *
    * At most 1024 characters.
    */
-  password: string;
+  password?: string;
 }
 
 /**
@@ -1738,31 +2010,61 @@ export interface AddDomainRequest {
  * The body of `PUT /tenants/me/sso`.
  *
  * @example
- * const example: ConfigureSsoRequest = {
- *   issuer: '…',
- *   clientId: '…',
- *   clientSecret: '…',
- * };
+ * const example: ConfigureSsoRequest = {};
  */
 export interface ConfigureSsoRequest {
   /**
-   * The issuer identifier (https URL).
+   * `oidc` (default) or `saml`; the fields below are of that protocol.
+   */
+  protocol?: 'oidc' | 'saml';
+  /**
+   * OpenID Connect (required): the issuer identifier (https URL).
    *
    * At most 2048 characters.
    */
-  issuer: string;
+  issuer?: string;
   /**
-   * At most 2048 characters.
-   */
-  clientId: string;
-  /**
-   * Stored sealed; never returned.
+   * OpenID Connect (required).
    *
    * At most 2048 characters.
    */
-  clientSecret: string;
+  clientId?: string;
+  /**
+   * OpenID Connect (required): stored sealed; never returned.
+   *
+   * At most 2048 characters.
+   */
+  clientSecret?: string;
+  /**
+   * SAML: the identity provider's metadata XML (`invalid_metadata`); or `entityId`, `ssoUrl` and `certificates`.
+   */
+  metadataXml?: string;
+  /**
+   * SAML: the identity provider's entity ID.
+   *
+   * At most 1024 characters.
+   */
+  entityId?: string;
+  /**
+   * SAML: the HTTP-Redirect SingleSignOnService (https; http only on loopback with `OUTBOUND_ALLOW_LOOPBACK`; `invalid_url`).
+   *
+   * At most 2048 characters.
+   */
+  ssoUrl?: string;
+  /**
+   * SAML: one or more PEM signing certificates (`invalid_certificate`: not a certificate, expired, or an RSA key under 2048 bits).
+   */
+  certificates?: string[];
   enforce?: boolean;
   defaultRole?: 'admin' | 'member';
+  /**
+   * Accept addresses the provider does not say are verified (Entra ID never sends `email_verified`). Not sent: `false`.
+   */
+  trustUnverifiedEmail?: boolean;
+  /**
+   * Let the provider's `mfa` in `amr` stand in for the user's own factor on recent routes. Not sent: `false`.
+   */
+  trustProviderMfa?: boolean;
 }
 
 /**
@@ -1786,6 +2088,38 @@ export interface StartSsoRequest {
    * At most 2048 characters.
    */
   returnTo?: string;
+}
+
+/**
+ * The body of `POST /auth/sso/reauthenticate`.
+ *
+ * @example
+ * const example: ReauthenticateSsoRequest = {};
+ */
+export interface ReauthenticateSsoRequest {
+  /**
+   * Where to land afterwards: a URL of the application (`APP_URL` origin); others are ignored.
+   *
+   * At most 2048 characters.
+   */
+  returnTo?: string;
+}
+
+/**
+ * The identity provider's HTTP-POST binding.
+ *
+ * @example
+ * const example: SamlAcsForm = {};
+ */
+export interface SamlAcsForm {
+  /**
+   * The identity provider's response (base64).
+   */
+  SAMLResponse?: string;
+  /**
+   * The `state` the sign-in started with.
+   */
+  RelayState?: string;
 }
 
 /**
@@ -1933,6 +2267,54 @@ export interface CreateApiKeyRequest {
 }
 
 /**
+ * The body of `POST /tenants/me/webhooks`.
+ *
+ * @example
+ * const example: CreateWebhookRequest = {
+ *   url: '…',
+ * };
+ */
+export interface CreateWebhookRequest {
+  /**
+   * An https:// URL (http:// to loopback in development).
+   *
+   * At most 2048 characters.
+   */
+  url: string;
+  /**
+   * Audit event types it receives, or `["*"]` for all.
+   *
+   * At least 1 item(s) when present.
+   */
+  events?: Array<'*' | AuditEventType>;
+  description?: string | null;
+}
+
+/**
+ * The body of `PATCH /tenants/me/webhooks/:id`.
+ *
+ * @example
+ * const example: UpdateWebhookRequest = {};
+ */
+export interface UpdateWebhookRequest {
+  /**
+   * At most 2048 characters.
+   */
+  url?: string;
+  /**
+   * Audit event types it receives, or `["*"]` for all.
+   *
+   * At least 1 item(s) when present.
+   */
+  events?: Array<'*' | AuditEventType>;
+  description?: string | null;
+  /**
+   * `true` clears `disabledReason`.
+   */
+  enabled?: boolean;
+}
+
+/**
  * The query of `DELETE /sessions`.
  *
  * @example
@@ -1974,6 +2356,27 @@ export interface ListAuditEventsQuery {
    * A UUID.
    */
   userId?: string;
+}
+
+/**
+ * The query of `GET /tenants/me/webhooks/{id}/deliveries`.
+ *
+ * @example
+ * const query: ListWebhookDeliveriesQuery = {};
+ */
+export interface ListWebhookDeliveriesQuery {
+  /**
+   * Page size, 1 to 200; default 50.
+   *
+   * An integer from 1 to 200.
+   */
+  limit?: number;
+  /**
+   * The `next` of the previous page.
+   *
+   * A UUID.
+   */
+  before?: string;
 }
 
 /**
@@ -2025,6 +2428,7 @@ export type OperationId =
   | 'configureSso'
   | 'removeSso'
   | 'startSso'
+  | 'reauthenticateSso'
   | 'jwks'
   | 'openapi'
   | 'health'
@@ -2038,7 +2442,13 @@ export type OperationId =
   | 'reauthenticationOptions'
   | 'listApiKeys'
   | 'createApiKey'
-  | 'revokeApiKey';
+  | 'revokeApiKey'
+  | 'listWebhooks'
+  | 'createWebhook'
+  | 'updateWebhook'
+  | 'deleteWebhook'
+  | 'testWebhook'
+  | 'listWebhookDeliveries';
 
 /**
  * How to call an operation: method, path (with `{param}` placeholders) under the prefix, the token it takes (`access`: the access token; `refresh`: a refresh token; `none`), and the status of success.
@@ -2107,6 +2517,7 @@ export const OPERATIONS: Readonly<Record<OperationId, OperationSpec>> = {
   configureSso: { method: 'PUT', path: '/tenants/me/sso', auth: 'access', success: 200 },
   removeSso: { method: 'DELETE', path: '/tenants/me/sso', auth: 'access', success: 204 },
   startSso: { method: 'POST', path: '/auth/sso/start', auth: 'none', success: 200 },
+  reauthenticateSso: { method: 'POST', path: '/auth/sso/reauthenticate', auth: 'access', success: 200 },
   jwks: { method: 'GET', path: '/.well-known/jwks.json', auth: 'none', success: 200 },
   openapi: { method: 'GET', path: '/openapi.json', auth: 'none', success: 200 },
   health: { method: 'GET', path: '/health', auth: 'access', success: 200 },
@@ -2131,6 +2542,17 @@ export const OPERATIONS: Readonly<Record<OperationId, OperationSpec>> = {
   listApiKeys: { method: 'GET', path: '/tenants/me/api-keys', auth: 'access', success: 200 },
   createApiKey: { method: 'POST', path: '/tenants/me/api-keys', auth: 'access', success: 201 },
   revokeApiKey: { method: 'DELETE', path: '/tenants/me/api-keys/{id}', auth: 'access', success: 204 },
+  listWebhooks: { method: 'GET', path: '/tenants/me/webhooks', auth: 'access', success: 200 },
+  createWebhook: { method: 'POST', path: '/tenants/me/webhooks', auth: 'access', success: 201 },
+  updateWebhook: { method: 'PATCH', path: '/tenants/me/webhooks/{id}', auth: 'access', success: 200 },
+  deleteWebhook: { method: 'DELETE', path: '/tenants/me/webhooks/{id}', auth: 'access', success: 204 },
+  testWebhook: { method: 'POST', path: '/tenants/me/webhooks/{id}/test', auth: 'access', success: 202 },
+  listWebhookDeliveries: {
+    method: 'GET',
+    path: '/tenants/me/webhooks/{id}/deliveries',
+    auth: 'access',
+    success: 200,
+  },
 };
 
 /**
@@ -2196,7 +2618,7 @@ export interface OperationTypes {
   revokeSession: { body: undefined; query: undefined; params: { id: string }; response: undefined };
   /** GET /tenants/me/members: The members of the caller's tenant. */
   listMembers: { body: undefined; query: undefined; params: undefined; response: MemberList };
-  /** PATCH /tenants/me/members/{userId}: Change a member's role. */
+  /** PATCH /tenants/me/members/{userId}: Change a member's role, or deactivate or reactivate it. */
   changeMemberRole: {
     body: ChangeMemberRoleRequest;
     query: undefined;
@@ -2261,14 +2683,21 @@ export interface OperationTypes {
   verifyDomain: { body: undefined; query: undefined; params: { name: string }; response: DomainResponse };
   /** DELETE /tenants/me/domains/{name}: Remove a domain of the tenant (owner). */
   removeDomain: { body: undefined; query: undefined; params: { name: string }; response: undefined };
-  /** GET /tenants/me/sso: The tenant's OpenID Connect connection (never the client secret). */
+  /** GET /tenants/me/sso: The tenant's SSO connection, OpenID Connect or SAML (never the client secret). */
   getSso: { body: undefined; query: undefined; params: undefined; response: SsoResponse };
-  /** PUT /tenants/me/sso: Connect the tenant's OpenID Connect provider (owner). */
+  /** PUT /tenants/me/sso: Connect the tenant's identity provider, OpenID Connect or SAML 2.0 (owner). */
   configureSso: { body: ConfigureSsoRequest; query: undefined; params: undefined; response: SsoResponse };
-  /** DELETE /tenants/me/sso: Remove the tenant's OpenID Connect connection (owner). */
+  /** DELETE /tenants/me/sso: Remove the tenant's SSO connection (owner). */
   removeSso: { body: undefined; query: undefined; params: undefined; response: undefined };
   /** POST /auth/sso/start: Start signing in through the identity provider of the address's domain. */
   startSso: { body: StartSsoRequest; query: undefined; params: undefined; response: SsoStart };
+  /** POST /auth/sso/reauthenticate: Prove who you are again at the tenant's identity provider, for the same session. */
+  reauthenticateSso: {
+    body: ReauthenticateSsoRequest;
+    query: undefined;
+    params: undefined;
+    response: SsoStart;
+  };
   /** GET /.well-known/jwks.json: Public keys of the access-token signer (empty for HMAC). */
   jwks: { body: undefined; query: undefined; params: undefined; response: Jwks };
   /** GET /openapi.json: This document. */
@@ -2317,4 +2746,31 @@ export interface OperationTypes {
   createApiKey: { body: CreateApiKeyRequest; query: undefined; params: undefined; response: CreatedApiKey };
   /** DELETE /tenants/me/api-keys/{id}: Revoke an API key. */
   revokeApiKey: { body: undefined; query: undefined; params: { id: string }; response: undefined };
+  /** GET /tenants/me/webhooks: The tenant's webhook endpoints (never a secret). */
+  listWebhooks: { body: undefined; query: undefined; params: undefined; response: WebhookList };
+  /** POST /tenants/me/webhooks: Create a webhook endpoint; its signing secret is in this answer only. */
+  createWebhook: {
+    body: CreateWebhookRequest;
+    query: undefined;
+    params: undefined;
+    response: CreatedWebhook;
+  };
+  /** PATCH /tenants/me/webhooks/{id}: Change a webhook endpoint; `enabled: true` clears `disabledReason`. */
+  updateWebhook: {
+    body: UpdateWebhookRequest;
+    query: undefined;
+    params: { id: string };
+    response: WebhookAnswer;
+  };
+  /** DELETE /tenants/me/webhooks/{id}: Delete a webhook endpoint; nothing more is delivered to it. */
+  deleteWebhook: { body: undefined; query: undefined; params: { id: string }; response: undefined };
+  /** POST /tenants/me/webhooks/{id}/test: Deliver a `webhook.test` event to the endpoint, like any other. */
+  testWebhook: { body: undefined; query: undefined; params: { id: string }; response: WebhookTest };
+  /** GET /tenants/me/webhooks/{id}/deliveries: The endpoint's deliveries, newest first. */
+  listWebhookDeliveries: {
+    body: undefined;
+    query: ListWebhookDeliveriesQuery;
+    params: { id: string };
+    response: WebhookDeliveryPage;
+  };
 }

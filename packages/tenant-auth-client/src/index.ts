@@ -25,7 +25,9 @@ export type {
   ConfirmTotpRequest,
   CreateApiKeyRequest,
   CreatedApiKey,
+  CreatedWebhook,
   CreateInvitationRequest,
+  CreateWebhookRequest,
   DeleteAccountRequest,
   Domain,
   DomainList,
@@ -41,6 +43,7 @@ export type {
   Jwk,
   Jwks,
   ListAuditEventsQuery,
+  ListWebhookDeliveriesQuery,
   LoginRequest,
   Me,
   Member,
@@ -60,6 +63,7 @@ export type {
   Problem,
   ProblemCode,
   ReauthenticateRequest,
+  ReauthenticateSsoRequest,
   RecoveryCodes,
   RefreshRequest,
   RegisterRequest,
@@ -68,6 +72,8 @@ export type {
   RevokeAllSessionsQuery,
   RevokedCount,
   Role,
+  SamlAcsForm,
+  SamlCertificate,
   SecurityPolicy,
   Session,
   SessionList,
@@ -82,9 +88,16 @@ export type {
   TokenSession,
   TotpConfirmResponse,
   TotpSetup,
+  UpdateWebhookRequest,
   User,
   VerifyEmailRequest,
   VerifyMfaRequest,
+  Webhook,
+  WebhookAnswer,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookList,
+  WebhookTest,
 } from './contract.generated.js';
 export {
   AUDIT_EVENT_TYPES,
@@ -99,14 +112,10 @@ export type { BroadcastChannelLike, CrossTabMessage, CrossTabOptions, LockManage
 export { isTenantAuthClientError, TenantAuthClientError } from './errors.js';
 export type { ClientClock, ClientTimers, FetchLike, TenantAuthClientOptions } from './options.js';
 export type { PasskeyRegistration, PasskeysClient } from './passkeys.js';
-export type {
-  ReauthenticationContext,
-  ReauthenticationPrompt,
-  SecondFactorMethods,
-  TotpConfirmResult,
-} from './second-factor.js';
+export type { ReauthenticationContext, ReauthenticationPrompt } from './reauthentication.js';
+export type { SecondFactorMethods, TotpConfirmResult } from './second-factor.js';
 export type { SessionChange, SignOutReason } from './session-change.js';
-export type { MfaChallenge, MfaSetupChallenge, SignedIn, SignInResult } from './sign-in.js';
+export type { MfaChallenge, MfaSetupChallenge, SignedIn, SignInResult, SignInStep } from './sign-in.js';
 export type { SsoClient } from './sso.js';
 export type { SessionState, TokenStorage, Tokens } from './tokens.js';
 export { memoryTokenStorage } from './tokens.js';

@@ -40,6 +40,21 @@ export const OPERATION_METHODS = {
   getMe: {},
   getSecurityPolicy: {},
   setSecurityPolicy: { takes: 'body' },
+  listApiKeys: { returns: 'apiKeys' },
+  createApiKey: { takes: 'body' },
+  revokeApiKey: { returns: 'void' },
+  listDomains: { returns: 'domains' },
+  addDomain: { takes: 'body', returns: 'domain' },
+  verifyDomain: { returns: 'domain' },
+  removeDomain: { returns: 'void' },
+  getSso: { returns: 'sso' },
+  removeSso: { returns: 'void' },
+  listWebhooks: { returns: 'webhooks' },
+  createWebhook: { takes: 'body' },
+  updateWebhook: { takes: 'body', returns: 'webhook' },
+  deleteWebhook: { returns: 'void' },
+  testWebhook: {},
+  listWebhookDeliveries: { takes: 'query' },
 } as const satisfies { [K in OperationId]?: MethodRule<K> };
 
 type Rules = typeof OPERATION_METHODS;

@@ -1,4 +1,5 @@
 import type { CrossTabOptions } from './cross-tab.js';
+import type { ReauthenticationPrompt } from './reauthentication.js';
 import type { SessionChange } from './session-change.js';
 import { memoryTokenStorage, type TokenStorage } from './tokens.js';
 
@@ -68,6 +69,22 @@ export interface TenantAuthClientOptions {
   crossTab?: boolean | CrossTabOptions;
   /** Called on every {@link SessionChange}; see also `client.onSessionChange`. */
   onSessionChange?: (change: SessionChange) => void;
+  /**
+   * The application's own re-authentication dialog, for every call: a call refused with
+   * `reauthentication_required` (a *recent* operation, or the application's route behind
+   * `requireRecentAuth()` through `client.fetch`) opens it, and runs once more when it resolves `true`.
+   * One prompt at a time: calls refused while it is open wait for it, and a call refused after a
+   * re-authentication that succeeded since it was sent runs again without asking. Without it, each call
+   * throws the refusal (see `client.withReauthentication` for one call).
+   *
+   * @example
+   * const client = createTenantAuthClient({
+   *   baseUrl: '/api/v1',
+   *   mode: 'cookie',
+   *   onReauthenticationRequired: ({ reauthenticate }) => passwordDialog.open(reauthenticate),
+   * });
+   */
+  onReauthenticationRequired?: ReauthenticationPrompt;
 }
 
 /** @internal The options checked, with their defaults filled in. */
@@ -111,6 +128,10 @@ export function resolveOptions(options: TenantAuthClientOptions): ResolvedOption
     throw configurationError(
       'storage is for bearer mode: in cookie mode the tokens stay in HttpOnly cookies',
     );
+  }
+  const prompt = options.onReauthenticationRequired;
+  if (prompt !== undefined && typeof prompt !== 'function') {
+    throw configurationError('onReauthenticationRequired must be a function that resolves true or false');
   }
   const margin = options.refreshMarginSeconds ?? 30;
   if (typeof margin !== 'number' || !Number.isFinite(margin) || margin < 0) {

@@ -6,7 +6,8 @@ import type {
   TotpSetup,
   VerifyMfaRequest,
 } from './contract.generated.js';
-import { isTenantAuthClientError, type TenantAuthClientError } from './errors.js';
+import { isTenantAuthClientError } from './errors.js';
+import type { ReauthenticationGate, ReauthenticationPrompt } from './reauthentication.js';
 import type { Requests } from './requests.js';
 import type { Session } from './session.js';
 import type { SessionState } from './tokens.js';
@@ -27,34 +28,6 @@ export interface TotpConfirmResult {
   /** With an `mfaToken`: the session the enrolment signed in; otherwise `null`. */
   state: SessionState | null;
 }
-
-/**
- * What a {@link ReauthenticationPrompt} gets: the refusal, and the way to answer it. The prompt calls
- * `reauthenticate` as often as the user tries (a wrong password throws a `validation_failed` it can
- * show), and resolves `true` once one succeeded, `false` when the user gave up.
- *
- * @example
- * const prompt: ReauthenticationPrompt = async ({ reauthenticate }) => {
- *   const password = await askPassword();
- *   if (password === null) return false;
- *   await reauthenticate({ password });
- *   return true;
- * };
- */
-export interface ReauthenticationContext {
-  /** The `reauthentication_required` refusal of the call. */
-  error: TenantAuthClientError;
-  /** `client.reauthenticate`: throws on a wrong answer (`validation_failed`), so the prompt can say it. */
-  reauthenticate(body: ReauthenticateRequest): Promise<SessionState>;
-}
-
-/**
- * Asks the user to prove who they are again (a dialog), for {@link SecondFactorMethods.withReauthentication}.
- *
- * @example
- * await client.withReauthentication(() => client.disableTotp(), (context) => dialog.open(context));
- */
-export type ReauthenticationPrompt = (context: ReauthenticationContext) => Promise<boolean>;
 
 /**
  * The client's methods for API 1.2's second factor and recent authentication. Each is named after its
@@ -95,13 +68,19 @@ export interface SecondFactorMethods {
   reauthenticate(body: ReauthenticateRequest): Promise<SessionState>;
   /**
    * Runs `call`; when it is refused with `reauthentication_required`, asks `prompt` to re-authenticate
-   * the user, then runs `call` once more. When the prompt gives up, the refusal is thrown.
+   * the user, then runs `call` once more. When the prompt gives up, the refusal is thrown. As with the
+   * client's `onReauthenticationRequired`, one prompt is open at a time: a refusal while one is open
+   * waits for it, and a refusal the client's own prompt already answered is thrown without asking again.
    */
   withReauthentication<T>(call: () => Promise<T>, prompt: ReauthenticationPrompt): Promise<T>;
 }
 
 /** @internal The methods of {@link SecondFactorMethods} of a client. */
-export function secondFactorMethods(requests: Requests, session: Session): SecondFactorMethods {
+export function secondFactorMethods(
+  requests: Requests,
+  session: Session,
+  prompts: ReauthenticationGate,
+): SecondFactorMethods {
   // With an `mfaToken`, a 401 refuses that token, not the session the client may hold: no refresh, no retry.
   const byToken = (body: { mfaToken?: string }) => (body.mfaToken === undefined ? {} : { retry: false });
   const signIn = async (operation: 'verifyMfa' | 'confirmTotp', body: { mfaToken?: string }) => {
@@ -140,11 +119,12 @@ export function secondFactorMethods(requests: Requests, session: Session): Secon
       (await requests.exchange('regenerateRecoveryCodes', {})).data.recoveryCodes as string[],
     reauthenticate,
     async withReauthentication(call, prompt) {
+      const sentAt = prompts.generation;
       try {
         return await call();
       } catch (err) {
-        if (!isTenantAuthClientError(err, 'reauthentication_required')) throw err;
-        if (!(await prompt({ error: err, reauthenticate }))) throw err;
+        if (!isTenantAuthClientError(err, 'reauthentication_required') || prompts.asked(err)) throw err;
+        if (!(await prompts.ask(err, prompt, sentAt))) throw err;
         return call();
       }
     },

@@ -6,8 +6,8 @@ import type { SessionState } from './tokens.js';
  * A sign-in that is over: the session, as {@link SessionState} (never a token), marked `signed_in`.
  *
  * @example
- * const result = await client.login({ email, password });
- * if (result.type === 'signed_in') greet(result.user.email);
+ * const step = await client.loginStep({ email, password });
+ * if (step.type === 'signed_in') greet(step.user.email);
  */
 export type SignedIn = SessionState & { type: 'signed_in' };
 
@@ -16,9 +16,9 @@ export type SignedIn = SessionState & { type: 'signed_in' };
  * (`client.verifyMfa`) before `expiresAt`. No session exists yet.
  *
  * @example
- * const result = await client.login({ email, password });
- * if (result.type === 'mfa_required') {
- *   await client.verifyMfa({ mfaToken: result.mfaToken, method: 'totp', code: askForCode() });
+ * const step = await client.loginStep({ email, password });
+ * if (step.type === 'mfa_required') {
+ *   await client.verifyMfa({ mfaToken: step.mfaToken, method: 'totp', code: askForCode() });
  * }
  */
 export interface MfaChallenge {
@@ -40,8 +40,9 @@ export interface MfaChallenge {
  * signs in. No session exists yet.
  *
  * @example
- * if (result.type === 'mfa_setup_required') {
- *   const { otpauthUri } = await client.setupTotp({ mfaToken: result.mfaToken });
+ * const step = await client.loginStep({ email, password });
+ * if (step.type === 'mfa_setup_required') {
+ *   const { otpauthUri } = await client.setupTotp({ mfaToken: step.mfaToken });
  *   showQrCode(otpauthUri);
  * }
  */
@@ -57,19 +58,36 @@ export interface MfaSetupChallenge {
 }
 
 /**
- * The result of logging in or accepting an invitation: a session, or the second-factor step that comes
- * before it. An expected step is a result to switch on, never an exception; failures (a wrong password,
- * a rate limit) still throw a `TenantAuthClientError`.
+ * The result of `client.login` and `client.acceptInvitation`: the session (as in 1.1). When the server
+ * asks for a second factor first, those methods throw a `TenantAuthClientError` with code `mfa_required`
+ * or `mfa_setup_required` instead; a client that handles second factors calls `client.loginStep` /
+ * `client.acceptInvitationStep`, which answer a {@link SignInStep}.
  *
  * @example
- * const result: SignInResult = await client.login({ email, password });
- * switch (result.type) {
- *   case 'signed_in': return showHome(result.user);
- *   case 'mfa_required': return showSecondFactor(result.mfaToken, result.methods);
- *   case 'mfa_setup_required': return showEnrolment(result.mfaToken);
+ * try {
+ *   const session: SignInResult = await client.login({ email, password });
+ *   showHome(session.user);
+ * } catch (err) {
+ *   if (isTenantAuthClientError(err, 'mfa_required')) showSecondFactorPage();
+ *   else throw err;
  * }
  */
-export type SignInResult = SignedIn | MfaChallenge | MfaSetupChallenge;
+export type SignInResult = SessionState;
+
+/**
+ * The result of `client.loginStep` and `client.acceptInvitationStep`: a session, or the second-factor
+ * step that comes before it. An expected step is a result to switch on, never an exception; failures (a
+ * wrong password, a rate limit) still throw a `TenantAuthClientError`.
+ *
+ * @example
+ * const step: SignInStep = await client.loginStep({ email, password });
+ * switch (step.type) {
+ *   case 'signed_in': return showHome(step.user);
+ *   case 'mfa_required': return showSecondFactor(step.mfaToken, step.methods);
+ *   case 'mfa_setup_required': return showEnrolment(step.mfaToken);
+ * }
+ */
+export type SignInStep = SignedIn | MfaChallenge | MfaSetupChallenge;
 
 const isToken = (t: unknown): t is string => typeof t === 'string' && t !== '' && t.length <= 8192;
 const isLifetime = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n > 0;

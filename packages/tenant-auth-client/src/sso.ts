@@ -1,4 +1,4 @@
-import type { StartSsoRequest } from './contract.generated.js';
+import type { ReauthenticateSsoRequest, StartSsoRequest } from './contract.generated.js';
 import type { Call } from './operations.js';
 
 /**
@@ -15,11 +15,18 @@ import type { Call } from './operations.js';
 export interface SsoClient {
   /** `POST /auth/sso/start`: `404 not_found` when no tenant signs this address in through SSO. */
   start(body: StartSsoRequest): Promise<{ url: string }>;
+  /**
+   * `POST /auth/sso/reauthenticate` (signed in): the authorization URL of a fresh login at the tenant's
+   * provider for the same session (how an owner links its identity, and how an SSO user proves who it is
+   * again); the page then navigates there. `404 not_found` when the tenant has no SSO connection.
+   */
+  reauthenticate(body?: ReauthenticateSsoRequest): Promise<{ url: string }>;
 }
 
 /** @internal The SSO methods over the client's `call`. */
 export function ssoMethods(call: Call): SsoClient {
   return {
     start: async (body) => ({ url: (await call('startSso', { body })).url }),
+    reauthenticate: async (body = {}) => ({ url: (await call('reauthenticateSso', { body })).url }),
   };
 }

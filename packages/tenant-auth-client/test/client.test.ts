@@ -67,8 +67,7 @@ describe('createTenantAuthClient', () => {
 describe('bearer mode', () => {
   it('signs in, keeps the tokens out of the result, and sends them as Authorization: Bearer', async () => {
     const { api, client, changes } = setup();
-    const { type, ...result } = await client.login(CREDENTIALS);
-    expect(type).toBe('signed_in');
+    const result = await client.login(CREDENTIALS);
     expect(result).toEqual({
       user: USER,
       // API 1.2: the session says how it was authenticated, and when.
@@ -343,6 +342,20 @@ describe('answers', () => {
     await expect(client.removeMember('u1')).resolves.toBeUndefined();
   });
 
+  it('configureSso answers the saved connection, and a save answered with no connection is http_error', async () => {
+    const { api, client } = setup({ autoRefresh: false });
+    await client.login(CREDENTIALS);
+    const connection = { issuer: 'https://idp.example.com', clientId: 'app', enforce: false };
+    api.routes.set('PUT /api/v1/tenants/me/sso', () => json(200, { sso: connection }));
+    const body = { issuer: connection.issuer, clientId: 'app', clientSecret: 's3cret' };
+    expect(await client.configureSso(body)).toEqual(connection);
+    api.routes.set('PUT /api/v1/tenants/me/sso', () => json(200, { sso: null }));
+    expect(await caught(client.configureSso(body))).toMatchObject({ code: 'http_error', status: 200 });
+    // The read may answer none.
+    api.routes.set('GET /api/v1/tenants/me/sso', () => json(200, { sso: null }));
+    expect(await client.getSso()).toBeNull();
+  });
+
   it('a token response without what the client reads of it is refused: the session stays as it was', async () => {
     const storage = memoryTokenStorage();
     const { time, api, client, changes } = setup({ storage });
@@ -543,10 +556,18 @@ describe('requests', () => {
     await second(client.request('getSso', {}));
     await second(client.request('removeSso', {}));
     await second(client.sso.start({ email: USER.email }));
+    await second(client.sso.reauthenticate({ returnTo: 'https://app.example.com/settings' }));
     // API keys (1.2): a user manages them through request() (a back-end uses createApiKeyClient).
     await second(client.request('createApiKey', { body: { name: 'CI', role: 'member' } }));
     await second(client.request('listApiKeys', {}));
     await second(client.request('revokeApiKey', { params: { id: 'k1' } }));
+    // Webhooks (1.3): the admin methods.
+    await second(client.createWebhook({ url: 'https://siem.example.com/hooks' }));
+    await second(client.listWebhooks());
+    await second(client.updateWebhook('w1', { enabled: true }));
+    await second(client.testWebhook('w1'));
+    await second(client.listWebhookDeliveries('w1', { limit: 5 }));
+    await second(client.deleteWebhook('w1'));
     await client.deleteAccount({ password: 'a' });
     await client.login(CREDENTIALS);
     await client.revokeAllSessions();

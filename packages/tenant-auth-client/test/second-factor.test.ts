@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createTenantAuthClient,
   isTenantAuthClientError,
+  type ReauthenticationContext,
+  type ReauthenticationPrompt,
   type SessionChange,
   type TenantAuthClient,
   TenantAuthClientError,
@@ -21,7 +23,13 @@ afterEach(() => {
   clients = [];
 });
 
-function setup(options: { mode?: 'bearer' | 'cookie'; locks?: boolean } = {}) {
+function setup(
+  options: {
+    mode?: 'bearer' | 'cookie';
+    locks?: boolean;
+    onReauthenticationRequired?: ReauthenticationPrompt;
+  } = {},
+) {
   const time = new FakeTime();
   const api = new FakeApi(time);
   const changes: SessionChange[] = [];
@@ -34,6 +42,9 @@ function setup(options: { mode?: 'bearer' | 'cookie'; locks?: boolean } = {}) {
     autoRefresh: false,
     crossTab: options.locks ? { locks: new FakeLocks(), channel: null } : false,
     onSessionChange: (change) => changes.push(change),
+    ...(options.onReauthenticationRequired
+      ? { onReauthenticationRequired: options.onReauthenticationRequired }
+      : {}),
   });
   clients.push(client);
   return { time, api, client, changes };
@@ -59,7 +70,7 @@ describe('signing in with a second factor', () => {
         expiresIn: 300,
       }),
     );
-    const result = await client.login(CREDENTIALS);
+    const result = await client.loginStep(CREDENTIALS);
     expect(result).toEqual({
       type: 'mfa_required',
       mfaToken: MFA_TOKEN,
@@ -71,16 +82,36 @@ describe('signing in with a second factor', () => {
     expect(changes).toEqual([]);
   });
 
+  it("login() and acceptInvitation() (1.1's signatures) throw the step as the server's error", async () => {
+    const { api, client, changes } = setup();
+    const challenge = { mfaToken: MFA_TOKEN, methods: ['totp'], expiresIn: 300 };
+    api.routes.set('POST /api/v1/auth/login', () => problem(401, 'mfa_required', challenge));
+    api.routes.set('POST /api/v1/auth/invitations/accept', () =>
+      problem(401, 'mfa_setup_required', { mfaToken: MFA_TOKEN, expiresIn: 300 }),
+    );
+    const err = await caught(client.login(CREDENTIALS));
+    expect(err).toMatchObject({ code: 'mfa_required', status: 401, problem: challenge });
+    const accept = await caught(
+      client.acceptInvitation({ token: 'invitation', password: CREDENTIALS.password }),
+    );
+    expect(accept).toMatchObject({ code: 'mfa_setup_required', status: 401 });
+    expect(await client.getSession()).toBeNull();
+    expect(changes).toEqual([]);
+  });
+
   it('answers mfa_setup_required of a login or an invitation as a result', async () => {
     const { api, client } = setup();
     const setupRequired = () => problem(401, 'mfa_setup_required', { mfaToken: MFA_TOKEN, expiresIn: 300 });
     api.routes.set('POST /api/v1/auth/login', setupRequired);
     api.routes.set('POST /api/v1/auth/invitations/accept', setupRequired);
-    expect(await client.login(CREDENTIALS)).toMatchObject({
+    expect(await client.loginStep(CREDENTIALS)).toMatchObject({
       type: 'mfa_setup_required',
       mfaToken: MFA_TOKEN,
     });
-    const accepted = await client.acceptInvitation({ token: 'invitation', password: CREDENTIALS.password });
+    const accepted = await client.acceptInvitationStep({
+      token: 'invitation',
+      password: CREDENTIALS.password,
+    });
     expect(accepted).toMatchObject({ type: 'mfa_setup_required', mfaToken: MFA_TOKEN, expiresIn: 300 });
   });
 
@@ -94,7 +125,7 @@ describe('signing in with a second factor', () => {
       { mfaToken: MFA_TOKEN, methods: ['carrier_pigeon'], expiresIn: 300 },
     ]) {
       api.routes.set('POST /api/v1/auth/login', () => problem(401, 'mfa_required', extra));
-      const err = await caught(client.login(CREDENTIALS));
+      const err = await caught(client.loginStep(CREDENTIALS));
       expect(err, JSON.stringify(extra)).toMatchObject({ code: 'http_error', status: 401 });
     }
   });
@@ -348,5 +379,146 @@ describe('recent authentication', () => {
     );
     expect(missing.code).toBe('not_found');
     expect(prompted).toBe(false);
+  });
+});
+
+describe('onReauthenticationRequired: one prompt of the application for every refused call', () => {
+  /** Two recent routes refused until a password re-authentication; a prompt the test resolves by hand. */
+  function recentRoutes(api: FakeApi) {
+    const state = { recent: false };
+    const refuseUnlessRecent = () =>
+      state.recent ? new Response(null, { status: 204 }) : problem(403, 'reauthentication_required');
+    api.routes.set('DELETE /api/v1/auth/mfa/totp', refuseUnlessRecent);
+    api.routes.set('DELETE /api/v1/auth/passkeys/pk_1', refuseUnlessRecent);
+    api.routes.set('POST /api/v1/auth/reauthenticate', () => {
+      state.recent = true;
+      return api.signIn(200);
+    });
+    return state;
+  }
+
+  function heldPrompt() {
+    const opened: ReauthenticationContext[] = [];
+    let answer: (done: boolean) => void = () => {};
+    const prompt: ReauthenticationPrompt = (context) => {
+      opened.push(context);
+      return new Promise<boolean>((resolve) => {
+        answer = resolve;
+      });
+    };
+    return { prompt, opened, answer: (done: boolean) => answer(done) };
+  }
+
+  it('opens one prompt for two calls refused at once, and runs both again after it', async () => {
+    const held = heldPrompt();
+    const { api, client } = setup({ onReauthenticationRequired: held.prompt });
+    await client.login(CREDENTIALS);
+    recentRoutes(api);
+    const both = Promise.all([client.disableTotp(), client.passkeys.remove('pk_1')]);
+    await settle();
+    expect(held.opened).toHaveLength(1);
+    expect(held.opened[0]?.error.code).toBe('reauthentication_required');
+    await held.opened[0]?.reauthenticate({ password: CREDENTIALS.password });
+    held.answer(true);
+    await both;
+    expect(held.opened).toHaveLength(1);
+    expect(api.calls.filter((c) => c.path === '/api/v1/auth/mfa/totp')).toHaveLength(2);
+    expect(api.calls.filter((c) => c.path === '/api/v1/auth/passkeys/pk_1')).toHaveLength(2);
+  });
+
+  it('throws the refusal to every waiting call when the user gives up, and asks again for the next call', async () => {
+    const held = heldPrompt();
+    const { api, client } = setup({ onReauthenticationRequired: held.prompt });
+    await client.login(CREDENTIALS);
+    recentRoutes(api);
+    const both = Promise.allSettled([client.disableTotp(), client.passkeys.remove('pk_1')]);
+    await settle();
+    held.answer(false);
+    const results = await both;
+    for (const result of results) {
+      expect(result.status).toBe('rejected');
+      const reason = result.status === 'rejected' ? result.reason : undefined;
+      expect(isTenantAuthClientError(reason, 'reauthentication_required')).toBe(true);
+    }
+    expect(held.opened).toHaveLength(1);
+    // A given-up refusal is not asked again by withReauthentication's own prompt either.
+    let second = false;
+    const refused = caught(
+      client.withReauthentication(
+        () => client.disableTotp(),
+        async () => {
+          second = true;
+          return true;
+        },
+      ),
+    );
+    await settle();
+    held.answer(false);
+    // The client's prompt opened for it (a new refusal), and its answer stands: no second prompt.
+    expect(isTenantAuthClientError(await refused, 'reauthentication_required')).toBe(true);
+    expect(second).toBe(false);
+    expect(held.opened).toHaveLength(2);
+  });
+
+  it('runs a call again without asking when it was refused after a re-authentication it did not wait for', async () => {
+    const { api, client } = setup();
+    await client.login(CREDENTIALS);
+    const state = recentRoutes(api);
+    // The first call is refused and opens withReauthentication's prompt; the second was sent before the
+    // re-authentication and is refused after it: the re-authentication since then answers it.
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    api.routes.set('DELETE /api/v1/auth/passkeys/pk_1', async () => {
+      const refused = !state.recent;
+      await gate;
+      return refused ? problem(403, 'reauthentication_required') : new Response(null, { status: 204 });
+    });
+    let prompts = 0;
+    const prompt: ReauthenticationPrompt = async ({ reauthenticate }) => {
+      prompts += 1;
+      await reauthenticate({ password: CREDENTIALS.password });
+      return true;
+    };
+    const late = client.withReauthentication(() => client.passkeys.remove('pk_1'), prompt);
+    await settle();
+    await client.withReauthentication(() => client.disableTotp(), prompt);
+    release();
+    await late;
+    expect(prompts).toBe(1);
+    expect(api.calls.filter((c) => c.path === '/api/v1/auth/passkeys/pk_1')).toHaveLength(2);
+  });
+
+  it("answers the application's own route refused through client.fetch, and leaves other 403s alone", async () => {
+    let prompts = 0;
+    const { api, client } = setup({
+      onReauthenticationRequired: async ({ reauthenticate }) => {
+        prompts += 1;
+        await reauthenticate({ password: CREDENTIALS.password });
+        return true;
+      },
+    });
+    await client.login(CREDENTIALS);
+    const state = recentRoutes(api);
+    api.routes.set('POST /app/transfer', () =>
+      state.recent ? new Response('done', { status: 200 }) : problem(403, 'reauthentication_required'),
+    );
+    api.routes.set('GET /app/forbidden', () => problem(403, 'forbidden'));
+    const response = await client.fetch('http://api.test/app/transfer', { method: 'POST' });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('done');
+    expect((await client.fetch('http://api.test/app/forbidden')).status).toBe(403);
+    expect(prompts).toBe(1);
+  });
+
+  it('refuses a prompt that is not a function when the client is made', () => {
+    expect(() =>
+      createTenantAuthClient({
+        baseUrl: BASE,
+        mode: 'bearer',
+        onReauthenticationRequired: 'yes' as unknown as ReauthenticationPrompt,
+      }),
+    ).toThrow(/onReauthenticationRequired must be a function/);
   });
 });

@@ -8,48 +8,43 @@
 // main entry point, which types `createTenantAuth`'s `stores` and `rateLimit.store` options and
 // `outboxCounts()` with them; their home is here, the contracts an adapter implements.
 
-export { normalizeUuid, uuidv7 } from './ids.js';
-export type { RateLimitHit, RateLimitHitOptions, RateLimitStore } from './rate-limit/rate-limit-store.js';
-export { RateLimitStoreFullError } from './rate-limit/rate-limit-store.js';
+export type { ApiKeyRecord, ApiKeyStore } from './ports/api-key-store.js';
+export type {
+  FactorLockRule,
+  FactorLockState,
+  FactorStore,
+  MfaChallengePurpose,
+  MfaChallengeRecord,
+  TotpFactorRecord,
+} from './ports/factor-store.js';
+export type {
+  PasskeyRecord,
+  PasskeyStore,
+  WebAuthnChallengePurpose,
+  WebAuthnChallengeRecord,
+} from './ports/passkey-store.js';
+export type { RateLimitHit, RateLimitHitOptions, RateLimitStore } from './ports/rate-limit-store.js';
+export { RateLimitStoreFullError } from './ports/rate-limit-store.js';
+export type { SealedValuePage } from './ports/sealed-value-page.js';
 // For authors of rate-limit stores (tenant-auth-redis): the sliding log's bounds, so a store counts
 // exactly as the in-memory one does.
 export {
   checkHitOptions,
   ENTRY_CAP as SLIDING_LOG_ENTRY_CAP,
   slotMs as slidingLogSlotMs,
-} from './rate-limit/sliding-log.js';
-export type {
-  AuditEventRecord,
-  OneTimeTokenKind,
-  OneTimeTokenRecord,
-  OutboxMessageRecord,
-  SessionRecord,
-  TenantRecord,
-  UserRecord,
-} from './records.js';
-export { ONE_TIME_TOKEN_KINDS } from './records.js';
-export type { ApiKeyRecord, ApiKeyStore } from './stores/api-key-store.js';
-export type {
-  FactorStore,
-  MfaChallengePurpose,
-  MfaChallengeRecord,
-  TotpFactorRecord,
-} from './stores/factor-store.js';
-export type {
-  PasskeyRecord,
-  PasskeyStore,
-  WebAuthnChallengePurpose,
-  WebAuthnChallengeRecord,
-} from './stores/passkey-store.js';
+} from './ports/sliding-log.js';
 export type {
   DomainRecord,
   SsoConnectionRecord,
   SsoIdentityRecord,
   SsoStore,
-} from './stores/sso-store.js';
+  SsoUseOnceKey,
+} from './ports/sso-store.js';
 export type {
   AuditEventQuery,
   AuditEventStore,
+  CompleteTenantAuthStores,
+  CompleteTransactionStores,
   OneTimeTokenStore,
   OutboxCounts,
   OutboxStore,
@@ -60,4 +55,25 @@ export type {
   TenantStore,
   TransactionStores,
   UserStore,
-} from './stores/tenant-auth-stores.js';
+} from './ports/tenant-auth-stores.js';
+export type {
+  ClaimedWebhookDelivery,
+  WebhookAttemptOutcome,
+  WebhookDeliveryRecord,
+  WebhookDeliveryStatus,
+  WebhookEndpointPatch,
+  WebhookEndpointRecord,
+  WebhookStore,
+} from './ports/webhook-store.js';
+export { normalizeUuid, uuidv7 } from './vocabulary/ids.js';
+export type {
+  AuditEventRecord,
+  OneTimeTokenKind,
+  OneTimeTokenRecord,
+  OutboxMessageRecord,
+  SessionRecord,
+  TenantRecord,
+  UserRecord,
+} from './vocabulary/records.js';
+export { authenticationOf, ONE_TIME_TOKEN_KINDS } from './vocabulary/records.js';
+export { webhookDeliveryIdOf, webhookPayloadOf } from './vocabulary/webhook-payload.js';

@@ -1,4 +1,4 @@
-// The request and response bodies of API keys (API.md, Version 1.2, "API keys"). Loads nothing but zod at
+// The request and response bodies of API keys (docs/http-api.md, "API keys"). Loads nothing but zod at
 // run time, as the rest of the contract.
 import { z } from 'zod';
 import { id, isoDate, roleSchema } from './contract-parts.js';

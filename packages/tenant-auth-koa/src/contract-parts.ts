@@ -40,12 +40,13 @@ export const roleSchema = z
  * @example
  * const actorType = actorTypeSchema.parse(event.actorType);
  */
-export const actorTypeSchema = z
-  .enum(['user', 'api_key'])
-  .meta({ id: 'ActorType', description: 'What `actorId` is: a `user` or an `api_key`.' });
+export const actorTypeSchema = z.enum(['user', 'api_key', 'system']).meta({
+  id: 'ActorType',
+  description: 'What `actorId` is: a `user`, an `api_key`, or the server itself (`system`, `actorId` null).',
+});
 
 /**
- * The types of audit event (API.md, "Audit log").
+ * The types of audit event (docs/http-api.md, "Audit log").
  *
  * @example
  * const type = auditEventTypeSchema.parse(url.searchParams.get('type'));
@@ -91,6 +92,13 @@ export const auditEventTypeSchema = z
     'sso_user_provisioned',
     'api_key_created',
     'api_key_revoked',
+    'sso_identity_linked',
+    'user_deactivated',
+    'user_reactivated',
+    'webhook_created',
+    'webhook_updated',
+    'webhook_deleted',
+    'webhook_disabled',
   ])
   .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
 
@@ -129,6 +137,10 @@ export const fieldErrorCodeSchema = z
     'invalid_credential',
     'invalid_domain',
     'issuer_unreachable',
+    'invalid_metadata',
+    'invalid_certificate',
+    'invalid_url',
+    'invalid_event',
   ])
   .meta({ id: 'FieldErrorCode', description: 'Why a field was refused; switch on this.' });
 

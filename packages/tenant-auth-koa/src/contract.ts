@@ -1,4 +1,4 @@
-// tenant-auth-koa/contract: the HTTP contract of tenant-auth (API.md) as zod schemas, the ones the
+// tenant-auth-koa/contract: the HTTP contract of tenant-auth (docs/http-api.md) as zod schemas, the ones the
 // OpenAPI document is generated from, and the JSON types they describe. For clients and tests that want
 // to validate what the server answers.
 
@@ -65,3 +65,13 @@ export {
   ssoResponseSchema,
   ssoStartSchema,
 } from './sso-contract.js';
+export type { WebhookDeliveryJson, WebhookJson } from './webhook-contract.js';
+export {
+  createdWebhookSchema,
+  webhookAnswerSchema,
+  webhookDeliveryPageSchema,
+  webhookDeliverySchema,
+  webhookListSchema,
+  webhookSchema,
+  webhookTestSchema,
+} from './webhook-contract.js';

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { configurationError } from 'tenant-auth-core';
 
 /**
- * Cookie settings (the `cookies` option of `createTenantAuthKoa`). Defaults follow API.md:
+ * Cookie settings (the `cookies` option of `createTenantAuthKoa`). Defaults follow docs/http-api.md ("Endpoints"):
  * `access_token` (`Path=/`, `SameSite=Lax`) and `refresh_token` (`Path=<prefix>/auth`, `SameSite=Strict`),
  * both `HttpOnly; Secure`; with `production: true` the names carry the `__Host-` / `__Secure-` prefixes.
  *
@@ -65,7 +65,8 @@ export function resolveCookieOptions(
 /** @internal */
 export interface CookieAttributes {
   path: string;
-  sameSite: 'Lax' | 'Strict';
+  /** `None` only for a cookie a cross-site `POST` must carry (the `sso_state` of a form-posting protocol). */
+  sameSite: 'Lax' | 'Strict' | 'None';
   maxAgeSeconds: number;
 }
 

@@ -28,6 +28,11 @@ export interface GuardSettings {
 
 const invalidToken = (message: string) => new TenantAuthError('invalid_token', message);
 
+/** @internal How a guard answers a refusal: as a problem (the default), or in its group's error form. */
+export type Refuse = (ctx: Context, err: unknown) => void;
+
+const asProblem: Refuse = (ctx, err) => writeProblem(ctx, problemOf(err));
+
 /** @internal What every API key secret starts with. */
 export const API_KEY_MARK = 'tak_';
 
@@ -112,6 +117,7 @@ export async function admit(
   ctx: Context,
   settings: GuardSettings,
   options: GuardOptions = {},
+  refuse: Refuse = asProblem,
 ): Promise<PrincipalContext | undefined> {
   try {
     let caller: PrincipalContext;
@@ -141,7 +147,7 @@ export async function admit(
     return { ...caller, role: member.role };
   } catch (err) {
     if (!isTenantAuthError(err)) throw err;
-    writeProblem(ctx, problemOf(err));
+    refuse(ctx, err);
     return undefined;
   }
 }
@@ -168,8 +174,14 @@ export function requireAuthMiddleware<S extends AuthState | PrincipalState = Aut
  * (`auth.peekApiKey`: no look-up), else `undefined`: what its rate budget is keyed on.
  */
 export function knownApiKey(auth: TenantAuth, ctx: Context): ApiKeyClaims | undefined {
+  const secret = presentedApiKey(ctx);
+  return secret === undefined ? undefined : auth.peekApiKey(secret);
+}
+
+/** @internal The API key secret (`tak_…`) of the request's Authorization header, else `undefined`. */
+export function presentedApiKey(ctx: Context): string | undefined {
   const bearer = readBearerToken(ctx);
-  return typeof bearer === 'string' && bearer.startsWith(API_KEY_MARK) ? auth.peekApiKey(bearer) : undefined;
+  return typeof bearer === 'string' && bearer.startsWith(API_KEY_MARK) ? bearer : undefined;
 }
 
 /**
@@ -178,10 +190,10 @@ export function knownApiKey(auth: TenantAuth, ctx: Context): ApiKeyClaims | unde
  * here, before anything reads it (the key is not looked up: nothing there could accept it). Returns
  * whether it answered.
  */
-export function refuseApiKey(ctx: Context): boolean {
+export function refuseApiKey(ctx: Context, refuse: Refuse = asProblem): boolean {
   const bearer = readBearerToken(ctx);
   if (typeof bearer !== 'string' || !bearer.startsWith(API_KEY_MARK)) return false;
-  writeProblem(ctx, problemOf(keyRefused()));
+  refuse(ctx, keyRefused());
   return true;
 }
 

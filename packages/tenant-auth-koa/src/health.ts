@@ -11,7 +11,7 @@ export interface HealthCheckOptions {
   ping: () => Promise<unknown>;
   /** How long to wait for `ping` before answering degraded. Default 2. */
   timeoutSeconds?: number;
-  /** Whether `/health` requires an access token (API.md: yes). Default `true`. */
+  /** Whether `/health` requires an access token (docs/http-api.md, "Endpoints": yes). Default `true`. */
   requireAuth?: boolean;
   /** `Retry-After` of a degraded (503) answer. Default 5. */
   retryAfterSeconds?: number;

@@ -82,6 +82,7 @@ export const memberSchema = z
     role: roleSchema,
     emailVerified: z.boolean(),
     createdAt: isoDate(),
+    active: z.boolean().meta({ description: 'Whether the account may sign in (`false`: deactivated; 1.3).' }),
   })
   .meta({ id: 'Member', description: 'A member of the tenant.' });
 
@@ -197,7 +198,7 @@ export const tenantSchema = z
   .meta({ id: 'Tenant', description: 'A tenant: the organisation its users belong to.' });
 
 /**
- * The token response of login, registration and refresh (API.md).
+ * The token response of login, registration and refresh (docs/http-api.md, "Token response").
  *
  * @example
  * const tokens = tokenResponseSchema.parse(await res.json());
@@ -347,7 +348,7 @@ export const healthSchema = z
   .meta({ id: 'Health', description: 'The body of `GET /health`.' });
 
 /**
- * JSON of a token response (dates as ISO strings): exactly the fields of API.md.
+ * JSON of a token response (dates as ISO strings): exactly the fields of docs/http-api.md, "Token response".
  *
  * @example
  * const body = (await res.json()) as TokenResponseJson;

@@ -13,7 +13,6 @@ export type { CookieOptions, ResolvedCookieOptions } from './cookies.js';
 export type { CorsOptions } from './cors.js';
 export type { RequireAuthOptions, RequireRecentAuthOptions } from './guards.js';
 export type { HealthCheckOptions } from './health.js';
-export { requestBody } from './json-body.js';
 export type { OpenTelemetrySpanOptions } from './open-telemetry.js';
 export { openTelemetrySpan } from './open-telemetry.js';
 export type { OpenApiInfo } from './openapi.js';
@@ -23,6 +22,7 @@ export { respondWithProblem } from './problem.js';
 // Also exported by tenant-auth-koa/contract, the home of the contract's lists and types: `ProblemDetails`
 // is typed by it, so it is here too (the one name this entry shares with the contract's).
 export type { ProblemCode } from './problem-codes.js';
+export { requestBody } from './request-body.js';
 export type { ResponseInfo } from './response-hook.js';
 export { UNMATCHED_ROUTE } from './response-hook.js';
 export type { TenantAuthKoa, TenantAuthKoaOptions } from './tenant-auth-koa.js';

@@ -1,5 +1,5 @@
 // The response bodies of the second factor, recent authentication and the tenant's security policy
-// (API.md, Version 1.2). Loads nothing but zod at run time, as the rest of the contract.
+// (docs/http-api.md, "Second factor: TOTP and recovery codes"). Loads nothing but zod at run time, as the rest of the contract.
 import { z } from 'zod';
 import { id, isoDate, roleSchema } from './contract-parts.js';
 

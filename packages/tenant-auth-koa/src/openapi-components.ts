@@ -1,54 +1,5 @@
 // The zod schemas of the contract as OpenAPI components and parameters (zod 4's JSON Schema output).
 import { z } from 'zod';
-import {
-  acceptedSchema,
-  actorTypeSchema,
-  addPasskeyResponseSchema,
-  amrSchema,
-  apiKeyListSchema,
-  apiKeySchema,
-  auditEventPageSchema,
-  auditEventSchema,
-  auditEventTypeSchema,
-  createdApiKeySchema,
-  creationOptionsSchema,
-  fieldErrorCodeSchema,
-  fieldErrorSchema,
-  healthSchema,
-  invitationListSchema,
-  invitationResponseSchema,
-  invitationSchema,
-  jwksSchema,
-  memberListSchema,
-  memberSchema,
-  meSchema,
-  mfaMethodSchema,
-  passkeyListSchema,
-  passkeySchema,
-  problemCodeSchema,
-  problemSchema,
-  publicUserSchema,
-  recoveryCodesSchema,
-  registerResponseSchema,
-  requestOptionsSchema,
-  revokedCountSchema,
-  roleSchema,
-  securityPolicySchema,
-  sessionListSchema,
-  sessionSchema,
-  tenantSchema,
-  tokenResponseSchema,
-  totpConfirmResponseSchema,
-  totpSetupSchema,
-} from './http-contract.js';
-import {
-  domainListSchema,
-  domainResponseSchema,
-  domainSchema,
-  ssoConnectionSchema,
-  ssoResponseSchema,
-  ssoStartSchema,
-} from './sso-contract.js';
 
 /** @internal A JSON object of the document. */
 export type JsonObject = Record<string, unknown>;
@@ -60,58 +11,43 @@ export const REF = (name: string) => ({ $ref: `${SCHEMAS}${name}` });
 /** @internal A reference to a shared response. */
 export const RESPONSE = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
-/** @internal The named schemas of the responses: every schema with an `id` that a response uses, nested ones too. */
-export const RESPONSE_SCHEMAS: readonly z.ZodType[] = [
-  roleSchema,
-  publicUserSchema,
-  amrSchema.element,
-  tokenResponseSchema.shape.session,
-  tokenResponseSchema,
-  registerResponseSchema,
-  tenantSchema,
-  sessionSchema,
-  sessionListSchema,
-  revokedCountSchema,
-  memberSchema,
-  memberListSchema,
-  invitationSchema,
-  invitationResponseSchema,
-  invitationListSchema,
-  auditEventTypeSchema,
-  actorTypeSchema,
-  auditEventSchema,
-  auditEventPageSchema,
-  acceptedSchema,
-  jwksSchema.shape.keys.element,
-  jwksSchema,
-  healthSchema,
-  mfaMethodSchema,
-  totpSetupSchema,
-  recoveryCodesSchema,
-  totpConfirmResponseSchema,
-  meSchema.shape.mfa,
-  meSchema,
-  securityPolicySchema,
-  domainSchema.shape.verification,
-  domainSchema,
-  domainResponseSchema,
-  domainListSchema,
-  ssoConnectionSchema,
-  ssoResponseSchema,
-  ssoStartSchema,
-  apiKeySchema,
-  createdApiKeySchema,
-  apiKeyListSchema,
-  fieldErrorCodeSchema,
-  fieldErrorSchema,
-  problemCodeSchema,
-  problemSchema,
-  passkeySchema,
-  passkeyListSchema,
-  addPasskeyResponseSchema,
-  creationOptionsSchema,
-  requestOptionsSchema,
-];
+/** Whether a value of a zod definition is a schema (not a check or a plain value). */
+const isSchema = (value: unknown): value is z.ZodType => value instanceof z.ZodType;
+
+/** The schemas a schema is made of: its object's properties, its array's element, its union's options, .... */
+function partsOf(schema: z.ZodType): z.ZodType[] {
+  const parts: z.ZodType[] = [];
+  for (const [key, value] of Object.entries(schema._zod.def as unknown as Record<string, unknown>)) {
+    if (key === 'checks') continue;
+    if (isSchema(value)) parts.push(value);
+    else if (Array.isArray(value)) parts.push(...value.filter(isSchema));
+    else if (key === 'shape' && typeof value === 'object' && value !== null)
+      parts.push(...Object.values(value).filter(isSchema));
+  }
+  return parts;
+}
+
+/**
+ * @internal Every named schema (one with an `id`) that the given schemas are made of, themselves included,
+ * each once and after the named schemas it is made of: the components a document of them needs, so the
+ * list of components is derived from what the operations answer and take, never written out.
+ *
+ * @example
+ * namedSchemas([tokenResponseSchema]); // [roleSchema, publicUserSchema, …, tokenResponseSchema]
+ */
+export function namedSchemas(roots: readonly z.ZodType[]): z.ZodType[] {
+  const named = new Map<string, z.ZodType>();
+  const seen = new Set<z.ZodType>();
+  const visit = (schema: z.ZodType) => {
+    if (seen.has(schema)) return;
+    seen.add(schema);
+    for (const part of partsOf(schema)) visit(part);
+    const id = z.globalRegistry.get(schema)?.id;
+    if (typeof id === 'string' && !named.has(id)) named.set(id, schema);
+  };
+  for (const root of roots) visit(root);
+  return [...named.values()];
+}
 
 /** @internal The id of a named schema. */
 export function idOf(schema: z.ZodType): string {

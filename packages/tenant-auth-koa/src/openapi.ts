@@ -1,19 +1,30 @@
 import type { InputLimits } from 'tenant-auth-core';
+import type { z } from 'zod';
 import type { ResolvedCookieOptions } from './cookies.js';
-import { mfaMethodSchema, requestSchemas, roleSchema } from './http-contract.js';
+import { problemSchema, requestSchemas } from './http-contract.js';
 import {
   idOf,
   type JsonObject,
+  namedSchemas,
   queryParameters,
   REF,
-  RESPONSE,
-  RESPONSE_SCHEMAS,
   toComponents,
 } from './openapi-components.js';
-import type { Caller, DocumentKit, Operation, RequestSchemas } from './operations/define.js';
+import {
+  COMMON,
+  empty,
+  json,
+  NO_STORE,
+  PROBLEM_RESPONSES,
+  PUBLIC_CACHE,
+  RETRY_AFTER,
+  rateLimitHeaders,
+  SHARED_RESPONSES,
+  WWW_AUTHENTICATE,
+} from './openapi-responses.js';
+import type { Caller, DocumentKit, Operation, RequestSchemas, Tag } from './operations/define.js';
 import { isServed, OPERATIONS } from './operations/index.js';
 import { problemCodesOf } from './operations/problems.js';
-import type { ProblemCode } from './problem-codes.js';
 
 /**
  * `info` of the OpenAPI document (the `openapi` option of `createTenantAuthKoa`).
@@ -39,157 +50,22 @@ export interface OpenApiDocumentOptions {
   /** Whether `GET /health` is documented. */
   health?: boolean;
   info?: OpenApiInfo;
+  /** The operations documented, in order: the API group's (default: the table of operations/). */
+  operations?: readonly Operation[];
 }
 
-const integer = (description: string, required: boolean) => ({
-  description,
-  required,
-  schema: { type: 'integer', minimum: 0 },
-});
-
-const rateLimitHeaders = (required: boolean) => ({
-  'RateLimit-Limit': integer(
-    required
-      ? 'Requests the refusing budget allows per window.'
-      : 'Requests allowed per window (when rate limiting is on).',
-    required,
-  ),
-  'RateLimit-Remaining': integer('Requests left in the window.', required),
-  'RateLimit-Reset': integer('Seconds until the window frees a slot.', required),
-});
-
-const NO_STORE = {
-  'Cache-Control': {
-    description: 'Never cached: the answer is about one caller.',
-    required: true,
-    schema: { type: 'string', const: 'no-store' },
-  },
-};
-
-const RETRY_AFTER = {
-  'Retry-After': {
-    description: 'Seconds to wait before retrying.',
-    required: true,
-    schema: { type: 'integer', minimum: 1 },
-  },
-};
-
-const WWW_AUTHENTICATE = {
-  'WWW-Authenticate': {
-    description: '`Bearer`, with `error="invalid_token"` when a token was sent.',
-    required: true,
-    schema: { type: 'string' },
-  },
-};
-
-const PUBLIC_CACHE = {
-  'Cache-Control': {
-    description: 'Public keys may be cached for five minutes.',
-    required: true,
-    schema: { type: 'string', const: 'public, max-age=300' },
-  },
-};
-
-/** The headers of every answer under the prefix. */
-const COMMON = { ...NO_STORE, ...rateLimitHeaders(false) };
-
-const json = (schemaName: string, description: string, headers: JsonObject = {}): JsonObject => ({
-  description,
-  headers: { ...COMMON, ...headers },
-  content: { 'application/json': { schema: REF(schemaName) } },
-});
-const empty = (description: string, headers: JsonObject = {}): JsonObject => ({
-  description,
-  headers: { ...COMMON, ...headers },
-});
-const problem = (description: string, headers: JsonObject = {}): JsonObject => ({
-  description,
-  headers: { ...COMMON, ...headers },
-  content: { 'application/problem+json': { schema: REF('Problem') } },
-});
-
-/** The responses every operation may refer to (`components.responses`). */
-const SHARED_RESPONSES: Record<string, JsonObject> = {
-  BadRequest: problem(
-    '`validation_failed` (with `errors`, one per refused field), or `invalid_json` (a body that is not JSON, holds `__proto__` / `constructor` / `prototype` keys, or text that is not well-formed Unicode).',
-  ),
-  Unauthorized: problem(
-    '`invalid_token`: missing, malformed, expired, wrong-type or revoked token.',
-    WWW_AUTHENTICATE,
-  ),
-  Forbidden: problem(
-    "`forbidden`: the role does not allow it (checked against the current role), or an API key on a route that does not take keys; `email_not_verified`: inviting, changing a role and creating an API key need a verified email; `reauthentication_required` (the routes that need a recent authentication): the access token's `auth_time` is too old, or it lacks `mfa` while the user has a factor: `POST /auth/reauthenticate`, then retry; `csrf_rejected`: a cookie-authenticated unsafe request from an origin outside the whitelist (or with neither `Origin` nor `Referer`).",
-  ),
-  NotFound: problem("`not_found`: unknown id, or another tenant's resource (never 403: no probing)."),
-  MethodNotAllowed: problem('`method_not_allowed`: another method of this path was used.', {
-    Allow: {
-      description: 'The methods this path answers.',
-      required: true,
-      schema: { type: 'string' },
-    },
-  }),
-  LastOwner: problem('`last_owner`: the change would leave the tenant without an owner.'),
-  PayloadTooLarge: problem('`payload_too_large`: the body is above the limit (16 KiB by default).'),
-  UnsupportedMediaType: problem(
-    '`unsupported_media_type`: an unsafe request whose body (or Content-Type) is not `application/json` in UTF-8.',
-  ),
-  RateLimited: problem(
-    '`rate_limited`: the per-client budget of this route, or the per-account login throttle, is spent; the `RateLimit-*` headers describe the budget that refused.',
-    { ...rateLimitHeaders(true), ...RETRY_AFTER },
-  ),
-  Unavailable: problem(
-    '`unavailable`: the password-hashing queue is full, or the database or the rate-limit store does not answer.',
-    { ...NO_STORE, ...RETRY_AFTER },
-  ),
-  InternalError: problem('`internal_error`: nothing internal is disclosed.'),
-  MfaRequired: problem(
-    '`mfa_required`: the password was right, a second factor is needed (`mfaToken`, `methods`, `expiresIn`; no session, no cookie); `mfa_setup_required`: the tenant requires a second factor and the user has none (`mfaToken`, `expiresIn`: enrol with it). On login also `invalid_credentials`: the same answer for an unknown email and a wrong password.',
-    WWW_AUTHENTICATE,
-  ),
-  MfaConflict: problem(
-    '`already_enabled` (a TOTP factor is active), `mfa_not_enabled` (the caller has no factor), or `mfa_required_by_tenant` (the tenant requires a factor and this is the last one).',
-  ),
-  SsoRequired: problem('`sso_required`: this address signs in through its tenant’s SSO only.'),
-  DomainConflict: problem('`domain_taken` (another tenant has it) or `domain_not_verified` (no TXT yet).'),
-};
-
-/** The response of each problem code, by status (the first code of a status in `problemCodesOf` wins). */
-const PROBLEM_RESPONSES: Record<ProblemCode, [status: string, response: JsonObject] | undefined> = {
-  validation_failed: ['400', RESPONSE('BadRequest')],
-  invalid_json: ['400', RESPONSE('BadRequest')],
-  invalid_credentials: [
-    '401',
-    problem(
-      '`invalid_credentials`: the same answer, in the same time, for an unknown email and a wrong password.',
-      WWW_AUTHENTICATE,
-    ),
-  ],
-  invalid_token: ['401', RESPONSE('Unauthorized')],
-  // One 403 response for the codes that every kind of route may answer together (a role, an API key, a
-  // recent authentication, CSRF): an operation lists its codes, the response says what each means.
-  forbidden: ['403', RESPONSE('Forbidden')],
-  csrf_rejected: ['403', RESPONSE('Forbidden')],
-  email_not_verified: ['403', RESPONSE('Forbidden')],
-  not_found: ['404', RESPONSE('NotFound')],
-  method_not_allowed: ['405', RESPONSE('MethodNotAllowed')],
-  last_owner: ['409', RESPONSE('LastOwner')],
-  mfa_required: ['401', RESPONSE('MfaRequired')],
-  mfa_setup_required: ['401', RESPONSE('MfaRequired')],
-  reauthentication_required: ['403', RESPONSE('Forbidden')],
-  mfa_required_by_tenant: ['409', RESPONSE('MfaConflict')],
-  already_enabled: ['409', RESPONSE('MfaConflict')],
-  mfa_not_enabled: ['409', RESPONSE('MfaConflict')],
-  payload_too_large: ['413', RESPONSE('PayloadTooLarge')],
-  unsupported_media_type: ['415', RESPONSE('UnsupportedMediaType')],
-  rate_limited: ['429', RESPONSE('RateLimited')],
-  internal_error: ['500', RESPONSE('InternalError')],
-  unavailable: ['503', RESPONSE('Unavailable')],
-  // A host route's HTTP error: never one of ours.
-  http_error: undefined,
-  sso_required: ['403', RESPONSE('SsoRequired')],
-  domain_taken: ['409', RESPONSE('DomainConflict')],
-  domain_not_verified: ['409', RESPONSE('DomainConflict')],
-};
+/** The OpenAPI tags, in the document's order: one per `Tag` of the operations, no more, no less. */
+const TAGS = {
+  auth: 'Registration, login, token refresh, logout, joining by invitation.',
+  mfa: 'Second factors (TOTP, recovery codes) and recent authentication.',
+  sso: 'Single sign-on per tenant: domains, the OpenID Connect connection.',
+  tenants: "The caller's tenant.",
+  sessions: "The caller's sessions.",
+  members: 'Members, roles and invitations.',
+  recovery: 'Passwords, email verification and change, account deletion.',
+  audit: 'The audit log of the tenant.',
+  meta: 'Keys, this document and health.',
+} as const satisfies Record<Tag, string>;
 
 const SECURITY: Record<Caller, JsonObject[]> = {
   none: [],
@@ -239,6 +115,13 @@ type CookieHeaders = ReturnType<typeof cookieHeaders>;
 function successResponse(operation: Operation, cookies: CookieHeaders): JsonObject {
   const { success, cache } = operation;
   const schema = success.body === undefined ? success.jsonSchema : REF(idOf(success.body));
+  if (success.mediaType !== undefined) {
+    return {
+      description: success.description,
+      headers: rateLimitHeaders(false),
+      content: { [success.mediaType]: { schema: { type: 'string' } } },
+    };
+  }
   if (cache !== undefined) {
     return {
       description: success.description,
@@ -272,6 +155,16 @@ function responsesOf(operation: Operation, cookies: CookieHeaders): JsonObject {
   return Object.fromEntries(Object.entries(all).sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/** The request body of an operation: its schema in each media type it takes (JSON unless it says otherwise). */
+function requestBodyOf(operation: Operation, schema: z.ZodObject): JsonObject {
+  const mediaTypes = operation.request?.mediaTypes ?? ['application/json'];
+  const ref = REF(idOf(schema));
+  return {
+    required: !operation.bodyOptional,
+    content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: ref }])),
+  };
+}
+
 /** An operation of the document. */
 function operationObject(operation: Operation, requests: RequestSchemas, cookies: CookieHeaders) {
   const pathParameters = Object.entries(operation.params ?? {}).map(([name, description]) => ({
@@ -298,12 +191,7 @@ function operationObject(operation: Operation, requests: RequestSchemas, cookies
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body === undefined
       ? {}
-      : {
-          requestBody: {
-            required: !operation.bodyOptional,
-            content: { 'application/json': { schema: REF(idOf(requests[operation.body])) } },
-          },
-        }),
+      : { requestBody: requestBodyOf(operation, requests[operation.body]) }),
     responses: responsesOf(operation, cookies),
   };
 }
@@ -312,9 +200,13 @@ function operationObject(operation: Operation, requests: RequestSchemas, cookies
 const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** `paths`: one per path of the operations served, in the order of the table; `:name` becomes `{name}`. */
-function pathsOf(options: OpenApiDocumentOptions, requests: RequestSchemas): Record<string, JsonObject> {
+function pathsOf(
+  options: OpenApiDocumentOptions,
+  table: readonly Operation[],
+  requests: RequestSchemas,
+): Record<string, JsonObject> {
   const cookies = cookieHeaders(options.cookies);
-  const served = OPERATIONS.filter((operation) => isServed(operation, { health: options.health ?? false }));
+  const served = table.filter((operation) => isServed(operation, { health: options.health ?? false }));
   const byPath = new Map<string, Operation[]>();
   for (const operation of served) {
     const path = operation.path.replace(/:(\w+)/g, '{$1}');
@@ -335,15 +227,19 @@ function pathsOf(options: OpenApiDocumentOptions, requests: RequestSchemas): Rec
 /**
  * @internal The OpenAPI 3.1 document of the operation table (operations/): request bodies with the
  * limits of the `TenantAuth`, responses and problem details from this package's zod schemas, all through
- * zod 4's JSON Schema output. Every status the middleware can answer is listed per operation, with its headers.
+ * zod 4's JSON Schema output. Every status the middleware can answer is listed per operation, with its
+ * headers. The components are the named schemas the operations answer and take (and the problem's), each
+ * after those it is made of, answers first.
  */
 export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObject {
   const { prefix, cookies } = options;
+  const table = options.operations ?? OPERATIONS;
   const requests = requestSchemas(options.limits);
-  const bodies = [...new Set(OPERATIONS.flatMap((o) => (o.body === undefined ? [] : [o.body])))];
+  const answers = table.flatMap((o) => (o.success.body === undefined ? [] : [o.success.body]));
+  const bodies = [...new Set(table.flatMap((o) => (o.body === undefined ? [] : [requests[o.body]])))];
   const schemas: Record<string, JsonObject> = {
-    ...toComponents(RESPONSE_SCHEMAS, 'output'),
-    ...toComponents([roleSchema, mfaMethodSchema, ...bodies.map((name) => requests[name])], 'input'),
+    ...toComponents(namedSchemas([...answers, problemSchema]), 'output'),
+    ...toComponents(namedSchemas(bodies), 'input'),
   };
   // A fresh copy: the constants of this module are shared by every document.
   return structuredClone({
@@ -358,18 +254,8 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): JsonObjec
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: prefix || '/' }],
-    tags: [
-      { name: 'auth', description: 'Registration, login, token refresh, logout, joining by invitation.' },
-      { name: 'mfa', description: 'Second factors (TOTP, recovery codes) and recent authentication.' },
-      { name: 'sso', description: 'Single sign-on per tenant: domains, the OpenID Connect connection.' },
-      { name: 'tenants', description: "The caller's tenant." },
-      { name: 'sessions', description: "The caller's sessions." },
-      { name: 'members', description: 'Members, roles and invitations.' },
-      { name: 'recovery', description: 'Passwords, email verification and change, account deletion.' },
-      { name: 'audit', description: 'The audit log of the tenant.' },
-      { name: 'meta', description: 'Keys, this document and health.' },
-    ],
-    paths: pathsOf(options, requests),
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    paths: pathsOf(options, table, requests),
     components: {
       schemas,
       responses: SHARED_RESPONSES,

@@ -1,7 +1,7 @@
 import { configurationError } from 'tenant-auth-core';
 
 /**
- * The web origins allowed in development when no `origins` are given (API.md): a Vite dev server and a
+ * The web origins allowed in development when no `origins` are given (docs/http-api.md, "Rate limiting and CORS"): a Vite dev server and a
  * local web app.
  *
  * @example

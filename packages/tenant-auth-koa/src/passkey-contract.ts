@@ -1,4 +1,4 @@
-// The request and response bodies of passkeys (API.md, Version 1.2, "Passkeys (WebAuthn)"). The WebAuthn
+// The request and response bodies of passkeys (docs/http-api.md, "Passkeys (WebAuthn)"). The WebAuthn
 // options and responses are the JSON forms of WebAuthn Level 3, passed through as objects: core (through
 // @simplewebauthn/server) checks them. Loads nothing but zod at run time, as the rest of the contract.
 import { z } from 'zod';

@@ -1,12 +1,15 @@
 import { configurationError } from 'tenant-auth-core';
 
-/** @internal Validates a route prefix: `''` or `/segment[/segment...]`, no trailing slash. */
-export function normalizePrefix(value: unknown): string {
+/**
+ * @internal Validates a route prefix (or a group's mount path, named by `option`): `''` or
+ * `/segment[/segment...]`, no trailing slash.
+ */
+export function normalizePrefix(value: unknown, option = 'prefix'): string {
   const prefix = value === undefined ? '/api/v1' : value;
   if (typeof prefix !== 'string' || (prefix !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(prefix))) {
     throw configurationError(
       'createTenantAuthKoa',
-      'prefix',
+      option,
       "must be '' or a path such as /api/v1 (segments of letters, digits, '.', '_', '~', '-'; no trailing slash)",
     );
   }

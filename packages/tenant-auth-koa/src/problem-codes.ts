@@ -32,6 +32,8 @@ export const PROBLEM_CODES = [
   'sso_required',
   'domain_taken',
   'domain_not_verified',
+  'feature_unavailable',
+  'account_disabled',
 ] as const;
 
 /**

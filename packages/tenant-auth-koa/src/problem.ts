@@ -1,7 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { Context } from 'koa';
 import { type FieldError, isTenantAuthError, type Logger, type TenantAuthErrorCode } from 'tenant-auth-core';
+import type { z } from 'zod';
 import { PROBLEM_CODES, type ProblemCode } from './problem-codes.js';
+import type { problemSchema } from './problem-contract.js';
 import { wasTokenPresented } from './request-marks.js';
 
 /** Core codes that may reach a client. The others (`email_taken`, `invalid_configuration`, ...) are bugs there. */
@@ -9,27 +11,14 @@ const EDGE_CODES: ReadonlySet<string> = new Set<string>(PROBLEM_CODES);
 
 /**
  * An RFC 9457 problem details body, as every error of tenant-auth is answered
- * (`Content-Type: application/problem+json`).
+ * (`Content-Type: application/problem+json`): the output type of `problemSchema` of
+ * `tenant-auth-koa/contract`, so the two cannot disagree.
  *
  * @example
  * const body: ProblemDetails = { type: 'about:blank', title: 'Unauthorized', status: 401, code: 'invalid_token', detail: '…' };
  */
-export interface ProblemDetails {
-  type: 'about:blank';
-  /** The HTTP reason phrase. */
-  title: string;
-  status: number;
-  code: ProblemCode;
-  detail: string;
-  /** Field errors of a `validation_failed`. */
-  errors?: FieldError[];
-  /** `mfa_required`, `mfa_setup_required`: the token that answers the challenge (opaque, single use). */
-  mfaToken?: string;
-  /** `mfa_required`: the second factors the user can answer with. */
-  methods?: ('totp' | 'recovery_code')[];
-  /** `mfa_required`, `mfa_setup_required`: seconds the `mfaToken` stays valid. */
-  expiresIn?: number;
-}
+// An interface (not an alias) as in 1.0, so that code extending or merging with it keeps compiling.
+export interface ProblemDetails extends z.output<typeof problemSchema> {}
 
 /** The members of a problem body that an error's `extensions` may not overwrite. */
 const STANDARD_MEMBERS: ReadonlySet<string> = new Set([
@@ -49,7 +38,7 @@ const FIXED_DETAIL: Partial<Record<ProblemCode, string>> = {
   unavailable: 'The service is temporarily unavailable. Retry later.',
   invalid_json: 'The request body is not valid JSON.',
   payload_too_large: 'The request body is too large.',
-  unsupported_media_type: 'The request body must be application/json.',
+  // `unsupported_media_type` says which media types the operation takes (request-body.ts).
 };
 
 /** `Retry-After` for a 429 or 503 whose error carries none. */
@@ -100,7 +89,8 @@ export function problemOf(err: unknown): Problem {
       status: err.status,
       code: edge,
       detail: FIXED_DETAIL[edge] ?? err.message,
-      unexpected: err.status >= 500 && edge !== 'unavailable',
+      // A 503 is the storage's moment, a 501 the application's choice of stores: neither is a fault here.
+      unexpected: err.status >= 500 && edge !== 'unavailable' && edge !== 'feature_unavailable',
     };
     if (err.errors) problem.errors = err.errors;
     if (err.extensions) problem.extensions = err.extensions;
@@ -147,20 +137,19 @@ export function problemOfStatus(status: number): Problem {
   return { status, code, detail: FIXED_DETAIL[code] ?? STATUS_CODES[status] ?? 'Error', unexpected: false };
 }
 
-/** @internal Writes a problem as the response. */
-export function writeProblem(ctx: Context, problem: Problem): void {
-  const body: ProblemDetails = {
-    type: 'about:blank',
-    title: STATUS_CODES[problem.status] ?? 'Error',
-    status: problem.status,
-    code: problem.code,
-    detail: problem.detail,
-  };
-  if (problem.errors) body.errors = problem.errors;
-  for (const [member, value] of Object.entries(problem.extensions ?? {})) {
-    if (!STANDARD_MEMBERS.has(member)) (body as unknown as Record<string, unknown>)[member] = value;
-  }
-  // Headers from earlier middleware (CORS, rate limits, cleared cookies) stay; body headers do not.
+/**
+ * @internal Writes an error answer in a group's form: problem+json ({@link writeProblem}) under the prefix,
+ * another form for a group that speaks another protocol (SCIM's errors). It gets the problem the thrown
+ * value became, and the value itself (`undefined` for a bare 404 or 405 of routing).
+ */
+export type ErrorWriter = (ctx: Context, problem: Problem, err: unknown) => void;
+
+/**
+ * @internal The headers of every error answer, whatever its body's form: the ones earlier middleware set
+ * (CORS, rate limits, cleared cookies) stay and those of a body do not; `WWW-Authenticate` on a 401, the
+ * refusing budget's `RateLimit-*`, `Retry-After` on a 429 or 503, `Cache-Control: no-store`; then the status.
+ */
+export function writeErrorHeaders(ctx: Context, problem: Problem): void {
   ctx.remove('Content-Length');
   ctx.remove('Content-Encoding');
   ctx.remove('ETag');
@@ -183,6 +172,22 @@ export function writeProblem(ctx: Context, problem: Problem): void {
   }
   ctx.set('Cache-Control', 'no-store');
   ctx.status = problem.status;
+}
+
+/** @internal Writes a problem as the response: the error form of the routes under the prefix. */
+export function writeProblem(ctx: Context, problem: Problem): void {
+  const body: ProblemDetails = {
+    type: 'about:blank',
+    title: STATUS_CODES[problem.status] ?? 'Error',
+    status: problem.status,
+    code: problem.code,
+    detail: problem.detail,
+  };
+  if (problem.errors) body.errors = problem.errors;
+  for (const [member, value] of Object.entries(problem.extensions ?? {})) {
+    if (!STANDARD_MEMBERS.has(member)) (body as unknown as Record<string, unknown>)[member] = value;
+  }
+  writeErrorHeaders(ctx, problem);
   ctx.type = 'application/problem+json';
   ctx.body = JSON.stringify(body);
 }

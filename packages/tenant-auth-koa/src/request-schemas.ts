@@ -5,6 +5,11 @@ import { auditCursor, auditEventTypeSchema, mfaMethodSchema, roleSchema } from '
 import { credentialSchema, passkeySchemas } from './passkey-contract.js';
 import { MAX_TOKEN_LENGTH } from './problem-codes.js';
 import { ssoRequestSchemas } from './sso-contract.js';
+import {
+  createWebhookRequestSchema,
+  updateWebhookRequestSchema,
+  webhookDeliveryQuerySchema,
+} from './webhook-contract.js';
 
 /** The fields several request bodies share, with the limits of the `TenantAuth`. */
 function sharedFields(limits: InputLimits) {
@@ -86,7 +91,7 @@ function credentialSchemas(limits: InputLimits, { email, newPassword, deviceInfo
 /** The members and invitations of a tenant. */
 function memberSchemas({ email, oneTimeToken, newPassword, deviceInfo }: SharedFields) {
   return {
-    changeMemberRole: z.object({ role: roleSchema }).meta({
+    changeMemberRole: z.object({ role: roleSchema.optional(), active: z.boolean().optional() }).meta({
       id: 'ChangeMemberRoleRequest',
       description: 'The body of `PATCH /tenants/me/members/{userId}`.',
     }),
@@ -160,7 +165,12 @@ function mfaSchemas({ mfaToken, code, deviceInfo, currentPassword }: SharedField
 function otherSchemas({ currentPassword }: SharedFields) {
   return {
     deleteAccount: z
-      .object({ password: currentPassword })
+      .object({
+        password: currentPassword.optional().meta({
+          description:
+            'The current password. A user SSO provisioned (no password) leaves it out after a recent `POST /auth/sso/reauthenticate`.',
+        }),
+      })
       .meta({ id: 'DeleteAccountRequest', description: 'The body of `DELETE /users/me`.' }),
     /** The query of `DELETE /sessions`. */
     revokeAllSessionsQuery: z
@@ -231,8 +241,15 @@ export function requestSchemas(limits: InputLimits) {
     addDomain: sso.addDomain,
     configureSso: sso.configureSso,
     startSso: sso.startSso,
+    reauthenticateSso: sso.reauthenticateSso,
+    /** The form body of `POST /auth/sso/saml/{tenantId}/acs`. */
+    samlAcsForm: sso.samlAcsForm,
     /** The query of `GET /auth/sso/callback`. */
     ssoCallbackQuery: sso.ssoCallbackQuery,
     createApiKey: createApiKeyRequestSchema,
+    createWebhook: createWebhookRequestSchema,
+    updateWebhook: updateWebhookRequestSchema,
+    /** The query of `GET /tenants/me/webhooks/:id/deliveries`. */
+    webhookDeliveryQuery: webhookDeliveryQuerySchema,
   };
 }

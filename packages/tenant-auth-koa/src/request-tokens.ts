@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
-import { TenantAuthError } from 'tenant-auth-core';
+import { fieldError, TenantAuthError, validationError } from 'tenant-auth-core';
 import { readCookie } from './cookies.js';
-import { requestBody } from './json-body.js';
 import { MAX_TOKEN_LENGTH } from './problem-codes.js';
+import { requestBody } from './request-body.js';
 import { markTokenPresented } from './request-marks.js';
 
 /**
@@ -61,11 +61,9 @@ function locate(
         ? (body as Record<string, unknown>)[places.bodyField]
         : undefined;
     if (field !== undefined && field !== null && typeof field !== 'string') {
-      throw new TenantAuthError('validation_failed', 'The request is invalid.', {
-        errors: [
-          { field: places.bodyField, code: 'invalid_type', message: `${places.bodyField} must be a string.` },
-        ],
-      });
+      throw validationError([
+        fieldError(places.bodyField, 'invalid_type', `${places.bodyField} must be a string.`),
+      ]);
     }
     if (typeof field === 'string' && field !== '') return { token: field, via: 'body' };
   }

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { BodyReader } from './request-body.js';
 
 /** @internal A route of tenant-auth's own, as `createRoutes` derives it from an operation. */
 export interface RouteDefinition {
@@ -16,6 +17,8 @@ export interface RouteDefinition {
    * route about a user, or *recent*), `ignored` (a route that reads no credential: `/jwks`, `/openapi.json`).
    */
   apiKeys?: 'accepted' | 'refused' | 'ignored';
+  /** Reads the body by the route's rule (its media types, limit, origins), before the guard and handler. */
+  readBody?: BodyReader;
   /** Answers the request (a promise when it has to wait); never calls on. */
   handler: (ctx: Context) => Promise<void> | void;
 }

@@ -1,9 +1,11 @@
 import type { Context } from 'koa';
-import { TenantAuthError } from 'tenant-auth-core';
+import { fieldError, validationError } from 'tenant-auth-core';
+import { type BodyRule, bodyRuleOf } from './body-rules.js';
 import { requestSchemas } from './http-contract.js';
-import { requestBody } from './json-body.js';
+import { API_GROUP, type OperationGroup } from './operation-group.js';
 import type { Operation, RouteSettings } from './operations/define.js';
-import { isServed, OPERATIONS } from './operations/index.js';
+import { isServed } from './operations/index.js';
+import { type BodyReader, bodyReader, requestBody } from './request-body.js';
 import type { RouteDefinition } from './route-table.js';
 
 export type { RouteSettings } from './operations/define.js';
@@ -12,9 +14,7 @@ export type { RouteSettings } from './operations/define.js';
 function bodyOf(ctx: Context): Record<string, unknown> {
   const body = requestBody(ctx);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new TenantAuthError('validation_failed', 'The request is invalid.', {
-      errors: [{ field: 'body', code: 'invalid_type', message: 'The body must be a JSON object.' }],
-    });
+    throw validationError([fieldError('body', 'invalid_type', 'The body must be a JSON object.')]);
   }
   return body as Record<string, unknown>;
 }
@@ -32,9 +32,7 @@ function queryOf(ctx: Context, names: readonly string[]): Record<string, string 
   for (const name of names) {
     const value = ctx.query[name];
     if (value !== undefined && typeof value !== 'string') {
-      throw new TenantAuthError('validation_failed', 'The request is invalid.', {
-        errors: [{ field: name, code: 'invalid_value', message: `${name} must be given once.` }],
-      });
+      throw validationError([fieldError(name, 'invalid_value', `${name} must be given once.`)]);
     }
     out[name] = value;
   }
@@ -47,11 +45,20 @@ function cacheControl(ctx: Context, cache: Operation['cache']): void {
   ctx.res.setHeader('Cache-Control', cache === 'public' ? 'public, max-age=300' : 'no-store');
 }
 
+/** What a group's routes share: the names of a schema's fields, the reader of a body rule, the group. */
+interface RouteKit {
+  fields: FieldNames;
+  readBody: (operation: Operation) => BodyReader;
+  /** The `Content-Type` of the group's JSON answers, when not Koa's `application/json`. */
+  answerType: string | undefined;
+}
+
 /**
  * @internal An operation as a route: what it reads of the request (worked out here, once), its
  * handler, and its answer of success.
  */
-function routeOf(operation: Operation, settings: RouteSettings, fields: FieldNames): RouteDefinition {
+function routeOf(operation: Operation, settings: RouteSettings, kit: RouteKit): RouteDefinition {
+  const { fields, answerType } = kit;
   const { method, path, success, cache } = operation;
   const bodyFields =
     operation.body === undefined || operation.bodyOptional ? undefined : fields(operation.body);
@@ -74,7 +81,10 @@ function routeOf(operation: Operation, settings: RouteSettings, fields: FieldNam
         const input = inputOf(ctx);
         cacheControl(ctx, cache);
         const answer = await handle(input, settings);
-        if (success.body !== undefined) ctx.body = answer;
+        if (success.body !== undefined) {
+          ctx.body = answer;
+          if (answerType !== undefined) ctx.type = answerType;
+        }
         ctx.status = success.status;
       };
   const strict = operation.budget === 'strict';
@@ -85,7 +95,8 @@ function routeOf(operation: Operation, settings: RouteSettings, fields: FieldNam
     : operation.caller === 'none' && !path.startsWith('/auth/')
       ? 'ignored'
       : 'refused';
-  const definition: RouteDefinition = { method, path, strict, authenticated, apiKeys, handler };
+  const readBody = kit.readBody(operation);
+  const definition: RouteDefinition = { method, path, strict, authenticated, apiKeys, readBody, handler };
   // The routes named before 1.2 are the strict ones (their names made the strict list): naming every
   // route would change what `ctx._matchedRouteName` and `ctx.matched` show the application.
   return strict ? { ...definition, name: operation.id } : definition;
@@ -94,14 +105,27 @@ function routeOf(operation: Operation, settings: RouteSettings, fields: FieldNam
 type FieldNames = (schema: NonNullable<Operation['body'] | Operation['query']>) => readonly string[];
 
 /**
- * @internal The routes of the operation table (operations/), in its order (the first that matches a
- * request answers it), paths below the prefix. Bodies are parsed before (JSON only); every value is
- * validated by core. Called once, when the middleware is created.
+ * @internal The routes of a group's operations (operations/ for the API group), in its order (the first
+ * that matches a request answers it), paths below its mount path. Bodies are read before, by each
+ * operation's rule (`readerOf` makes the reader of a rule; JSON by default); every value is validated
+ * by core. Called once, when the middleware is created.
  */
-export function createRoutes(settings: RouteSettings): RouteDefinition[] {
+export function createRoutes(
+  settings: RouteSettings,
+  group: OperationGroup = API_GROUP,
+  readerOf: (rule: BodyRule) => BodyReader = (rule) => bodyReader(rule, settings.origins),
+): RouteDefinition[] {
   const schemas = requestSchemas(settings.auth.inputLimits);
-  const fields: FieldNames = (name) => Object.keys(schemas[name].shape);
-  return OPERATIONS.filter((operation) => isServed(operation, { health: settings.health !== undefined })).map(
-    (operation) => routeOf(operation, settings, fields),
-  );
+  const [answerType] = group.mediaTypes;
+  const kit: RouteKit = {
+    fields: (name) => Object.keys(schemas[name].shape),
+    readBody: (operation) =>
+      readerOf(
+        bodyRuleOf(operation.request, { mediaTypes: group.mediaTypes, limitBytes: settings.bodyLimitBytes }),
+      ),
+    answerType: answerType === 'application/json' ? undefined : answerType,
+  };
+  return group.operations
+    .filter((operation) => isServed(operation, { health: settings.health !== undefined }))
+    .map((operation) => routeOf(operation, settings, kit));
 }

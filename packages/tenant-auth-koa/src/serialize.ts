@@ -89,6 +89,7 @@ export function toMemberJson(member: Member): MemberJson {
     role: member.role,
     emailVerified: member.emailVerified,
     createdAt: member.createdAt.toISOString(),
+    active: member.active ?? true,
   };
 }
 

@@ -1,42 +1,28 @@
-import type { ServerResponse } from 'node:http';
-import type { Context, Middleware, Next } from 'koa';
-import {
-  configurationError,
-  consoleLogger,
-  type Logger,
-  type RateLimitResult,
-  type Role,
-  type TenantAuth,
-} from 'tenant-auth-core';
+import type { Middleware } from 'koa';
+import { configurationError, consoleLogger, type Logger, type Role, type TenantAuth } from 'tenant-auth-core';
 import type { AuthState, OptionalAuthState, PrincipalState } from './auth-state.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from './body-rules.js';
 import { type CookieOptions, type ResolvedCookieOptions, resolveCookieOptions } from './cookies.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';
 import {
-  admit,
   type GuardSettings,
-  knownApiKey,
   optionalAuthMiddleware,
   type RequireAuthOptions,
   type RequireRecentAuthOptions,
-  refuseApiKey,
   requireAuthMiddleware,
 } from './guards.js';
 import { type HealthCheckOptions, healthCheck } from './health.js';
 import { roleSchema } from './http-contract.js';
-import { DEFAULT_BODY_LIMIT_BYTES, jsonBodyReader } from './json-body.js';
+import { mountsMiddleware, serveMount } from './mount.js';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi.js';
+import { API_GROUP, type Mount, type OperationGroup } from './operation-group.js';
 import { DEVELOPMENT_ORIGINS, originSet } from './origins.js';
 import { isUnderPrefix, normalizePrefix } from './prefix.js';
-import { logProblem, problemOf, problemOfStatus, writeProblem } from './problem.js';
-import { requestContext, requestIdOf } from './request-context.js';
-import { type ResponseInfo, responseRoute, routeMark } from './response-hook.js';
-import { createRouteTable, type RouteLookup } from './route-table.js';
-import { createRoutes } from './routes.js';
-import { answerUnrouted, recordLookup } from './routing-context.js';
+import type { ResponseInfo } from './response-hook.js';
 
 /**
  * Options of {@link createTenantAuthKoa}. Only `auth` is required; every default follows the HTTP
- * contract (API.md). A bad option throws `TenantAuthError` with code `invalid_configuration` naming it,
+ * contract (docs/http-api.md). A bad option throws `TenantAuthError` with code `invalid_configuration` naming it,
  * when `createTenantAuthKoa` is called.
  *
  * @example
@@ -107,7 +93,7 @@ export interface TenantAuthKoa {
    * The middleware to `app.use()`. Requests outside the prefix pass straight through, untouched. Under
    * the prefix, in order: a request id, security headers, problem+json errors, CORS, the per-client rate
    * limit (`strict` on the credential routes, `general` on the others), JSON-only bodies, the routes of
-   * API.md, then the application's own routes under the prefix, and `404 not_found` when nothing answered.
+   * docs/http-api.md, then the application's own routes under the prefix, and `404 not_found` when nothing answered.
    */
   middleware(): Middleware;
   /**
@@ -155,29 +141,6 @@ export interface TenantAuthKoa {
 }
 
 const FACTORY = 'createTenantAuthKoa';
-
-// The headers every request under the prefix gets are set on Node's response directly (Koa's `ctx.set`
-// adds a layer of checks per header for values that are always strings); only before the answer is sent.
-
-function setRateLimitHeaders(res: ServerResponse, result: RateLimitResult): void {
-  if (res.headersSent) return;
-  res.setHeader('RateLimit-Limit', String(result.limit));
-  res.setHeader('RateLimit-Remaining', String(result.remaining));
-  res.setHeader('RateLimit-Reset', String(result.resetSeconds));
-}
-
-function securityHeadersOn(res: ServerResponse): void {
-  if (res.headersSent) return;
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-}
-
-/** `Vary: Origin`, as `ctx.vary('Origin')` adds it: set at once when the response has no `Vary` yet. */
-function varyOnOrigin(ctx: Context): void {
-  if (ctx.res.headersSent || ctx.res.hasHeader('vary')) ctx.vary('Origin');
-  else ctx.res.setHeader('Vary', 'Origin');
-}
 
 function checkOptions(options: TenantAuthKoaOptions) {
   if (typeof options !== 'object' || options === null)
@@ -232,7 +195,7 @@ function checkOptions(options: TenantAuthKoaOptions) {
 }
 
 /**
- * Adds tenant-auth to a Koa application: the routes of the HTTP contract (API.md) under a prefix, with
+ * Adds tenant-auth to a Koa application: the routes of the HTTP contract (docs/http-api.md) under a prefix, with
  * problem+json errors, CORS over an exact-origin whitelist, per-client rate limits, JSON-only bodies,
  * CSRF checks for cookie-authenticated requests, token cookies and an OpenAPI document; and guards for
  * the application's own routes. Everything it installs applies under its prefix only: the
@@ -251,9 +214,32 @@ function checkOptions(options: TenantAuthKoaOptions) {
  * app.use(projects.routes());
  */
 export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKoa {
+  return composeTenantAuthKoa(options);
+}
+
+/**
+ * @internal What {@link composeTenantAuthKoa} serves besides the options: the API group under the prefix
+ * (default: the routes of the HTTP contract), and groups mounted outside it, each at its own path.
+ */
+export interface Composition {
+  api?: OperationGroup;
+  mounts?: readonly Mount[];
+}
+
+/**
+ * @internal {@link createTenantAuthKoa}, with the groups it serves named: the one composition path, which
+ * a group of another protocol (SCIM) joins with a mount (a path from its option, and its group), and
+ * through which tests and recipes serve an operation table of their own.
+ */
+export function composeTenantAuthKoa(
+  options: TenantAuthKoaOptions,
+  composition: Composition = {},
+): TenantAuthKoa {
   const { production, bodyLimitBytes, logger } = checkOptions(options);
   const { auth } = options;
   const prefix = normalizePrefix(options.prefix);
+  const api = composition.api ?? API_GROUP;
+  const mounts = mountsOf(prefix, api, composition.mounts ?? []);
   const origins = originSet(options.origins ?? DEVELOPMENT_ORIGINS, 'origins');
   const cookies = resolveCookieOptions(options.cookies ?? {}, prefix, production);
   const health = options.health === undefined ? undefined : healthCheck(options.health);
@@ -261,108 +247,59 @@ export function createTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKo
     tokenPlaces: { cookies: cookies.read ? [cookies.accessName] : [] },
     origins,
   };
-  const guards = guardFactories(auth, guard);
   const openapiDocument = buildOpenApiDocument({
     prefix,
     cookies,
     limits: auth.inputLimits,
     health: health !== undefined,
+    operations: api.operations,
     ...(options.openapi ? { info: options.openapi } : {}),
   });
-  const table = createRouteTable(
-    prefix,
-    createRoutes({
+  const settings = {
+    routes: {
       auth,
       prefix,
       cookies,
       origins,
       health,
       openapiJson: JSON.stringify(openapiDocument),
-    }),
+      bodyLimitBytes,
+    },
+    guard,
+    cors: options.cors === false ? undefined : corsMiddleware(options.cors ?? {}, origins),
+    logger,
+    securityHeaders: options.securityHeaders ?? true,
+    onResponse: options.onResponse,
+  };
+  const middleware = mountsMiddleware(
+    mounts.map((mount) => ({ path: mount.path, serve: serveMount(mount, settings) })),
+    isUnderPrefix,
   );
-  const cors = options.cors === false ? undefined : corsMiddleware(options.cors ?? {}, origins);
-  const readBody = jsonBodyReader(bodyLimitBytes);
-  const securityHeaders = options.securityHeaders ?? true;
-  const { onResponse } = options;
-
-  /** After CORS: the rate limit, the body, then our route, or the application's routes under the prefix. */
-  const proceed = async (ctx: Context, found: RouteLookup, next: Next): Promise<void> => {
-    // A key this process verified recently has a budget of its own (and is known to the guard below).
-    const apiKey = knownApiKey(auth, ctx);
-    const limited = await auth.rateLimit(found.strict ? 'strict' : 'general', requestContext(ctx), apiKey);
-    if (limited) setRateLimitHeaders(ctx.res, limited);
-    const reading = readBody(ctx);
-    if (reading) await reading;
-    recordLookup(ctx, found);
-    const { route } = found;
-    if (route === undefined) {
-      await next();
-      answerUnrouted(ctx, found);
-      return;
-    }
-    // The guard of requireAuth(), then the handler; the guard answers a refusal itself.
-    const caller = route.authenticated
-      ? await admit(auth, ctx, guard, { apiKeys: route.apiKeys === 'accepted', knownKey: apiKey })
-      : null;
-    if (caller === undefined) return;
-    if (caller === null && route.apiKeys === 'refused' && refuseApiKey(ctx)) return;
-    if (caller !== null) ctx.state.auth = caller;
-    const answering = route.handler(ctx);
-    if (answering) await answering;
-  };
-
-  const underPrefix = async (ctx: Context, next: Next): Promise<void> => {
-    const started = onResponse ? performance.now() : 0;
-    const markBefore = onResponse ? routeMark(ctx) : undefined;
-    const found = table.lookup(ctx.method, ctx.path);
-    requestIdOf(ctx);
-    if (securityHeaders) securityHeadersOn(ctx.res);
-    try {
-      if (cors === undefined) {
-        await proceed(ctx, found, next);
-      } else if (ctx.get('origin') === '') {
-        // All @koa/cors does for a request without an Origin (most of them) is Vary: that, inline.
-        varyOnOrigin(ctx);
-        await proceed(ctx, found, next);
-      } else {
-        // @koa/cors around the rest: it answers a preflight, and its headers ride on an error passing back
-        // through it (err.headers), over the error's own, as the problem answer keeps them.
-        await cors(ctx, () => proceed(ctx, found, next));
-      }
-      // Nothing answered (no route of ours or the application's), or routing left a bare 405.
-      if (ctx.body == null && ctx.status >= 400) writeProblem(ctx, problemOfStatus(ctx.status));
-    } catch (err) {
-      const problem = problemOf(err);
-      logProblem(logger, ctx, err, problem);
-      if (ctx.headerSent || !ctx.writable) return;
-      writeProblem(ctx, problem);
-    } finally {
-      if (onResponse) {
-        try {
-          onResponse({
-            route: responseRoute(found.template, ctx, markBefore),
-            method: ctx.method,
-            status: ctx.status,
-            durationSeconds: (performance.now() - started) / 1000,
-          });
-        } catch {
-          // Metrics must not break a response.
-        }
-      }
-    }
-  };
-
-  const middleware: Middleware = (ctx: Context, next: Next) =>
-    isUnderPrefix(ctx.path, prefix) ? underPrefix(ctx, next) : next();
-
   return {
     prefix,
     cookies,
     origins,
     openapiDocument,
     middleware: () => middleware,
-    ...guards,
+    ...guardFactories(auth, guard),
   };
+}
+
+/**
+ * The API group at the prefix, and the other groups each at a path valid as the prefix is (never `''`,
+ * which would hold every path), no two groups at one path.
+ */
+function mountsOf(prefix: string, api: OperationGroup, others: readonly Mount[]): Mount[] {
+  const mounts: Mount[] = [{ path: prefix, group: api }];
+  for (const mount of others) {
+    const option = mount.option ?? 'mounts';
+    const path = normalizePrefix(mount.path, option);
+    if (path === '' || mounts.some((m) => m.path === path)) {
+      throw configurationError(FACTORY, option, `must be a path of its own (${path || "''"} is taken)`);
+    }
+    mounts.push({ ...mount, path });
+  }
+  return mounts;
 }
 
 /** The guards for the application's own routes; `requireAuth()` without options is one middleware, made once. */

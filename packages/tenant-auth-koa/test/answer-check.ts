@@ -1,10 +1,11 @@
 import type { Context, Middleware, Next } from 'koa';
 import { afterEach, expect } from 'vitest';
 import { createOpenApiValidator } from '../../../test-support/openapi-validator.js';
-import { createTenantAuthKoa, type TenantAuthKoa, type TenantAuthKoaOptions } from '../src/index.js';
+import type { TenantAuthKoa, TenantAuthKoaOptions } from '../src/index.js';
 import type { Operation } from '../src/operations/define.js';
 import { OPERATIONS } from '../src/operations/index.js';
 import { problemCodesOf } from '../src/operations/problems.js';
+import { type Composition, composeTenantAuthKoa } from '../src/tenant-auth-koa.js';
 
 /*
  * Every answer tenant-auth gives itself in these tests is checked against what its operation declares:
@@ -36,15 +37,17 @@ function headersOf(ctx: Context): Headers {
 /**
  * Wraps tenant-auth's middleware: after it answered a request itself (it did not hand it on to the
  * application's routes), reports what in the answer its operation (or the document) does not declare.
+ * `operations` are the ones the document was made of (default: the table of operations/).
  */
 export function checkAnswers(
   document: Record<string, unknown>,
   middleware: Middleware,
   report: (problems: string[]) => void,
+  operations: readonly Operation[] = OPERATIONS,
 ): Middleware {
   const validator = createOpenApiValidator(document);
   const prefix = ((document.servers as { url: string }[])[0]?.url ?? '').replace(/\/$/, '');
-  const byRoute = new Map<string, Operation>(OPERATIONS.map((o) => [`${o.method} ${prefix}${o.path}`, o]));
+  const byRoute = new Map<string, Operation>(operations.map((o) => [`${o.method} ${prefix}${o.path}`, o]));
   return async (ctx: Context, next: Next) => {
     let handedOn = false;
     await middleware(ctx, async () => {
@@ -82,12 +85,19 @@ afterEach(() => {
 
 /**
  * `createTenantAuthKoa`, with every answer of its middleware checked (see {@link checkAnswers}): the
- * test that made a request fails when an answer is not what its operation declares.
+ * test that made a request fails when an answer is not what its operation declares. With a
+ * `composition`, its API group's operations are the ones served, documented and checked.
  */
-export function createCheckedTenantAuthKoa(options: TenantAuthKoaOptions): TenantAuthKoa {
-  const tenantAuth = createTenantAuthKoa(options);
-  const checked = checkAnswers(tenantAuth.openapiDocument, tenantAuth.middleware(), (problems) =>
-    undeclared.push(...problems),
+export function createCheckedTenantAuthKoa(
+  options: TenantAuthKoaOptions,
+  composition: Composition = {},
+): TenantAuthKoa {
+  const tenantAuth = composeTenantAuthKoa(options, composition);
+  const checked = checkAnswers(
+    tenantAuth.openapiDocument,
+    tenantAuth.middleware(),
+    (problems) => undeclared.push(...problems),
+    composition.api?.operations,
   );
   return { ...tenantAuth, middleware: () => checked };
 }

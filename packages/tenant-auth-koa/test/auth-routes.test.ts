@@ -555,6 +555,7 @@ describe('public documents', () => {
       origins: koaSide.origins,
       health: healthCheck({ ping: async () => {} }),
       openapiJson: '{}',
+      bodyLimitBytes: 16 * 1024,
     });
     const routes = definitions.map((route) => ({ method: route.method.toLowerCase(), path: route.path }));
     expect(routes.length).toBeGreaterThanOrEqual(12);

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import {
   createMemoryStores,
   createTenantAuth,
@@ -46,6 +46,16 @@ export interface Running {
   url: string;
   app: Koa;
   close(): Promise<void>;
+}
+
+/** Koa's middleware type, for code outside this package (the recipes) that cannot resolve `koa` itself. */
+export type { Middleware };
+
+/** A Koa application of these middleware, in order, listening as {@link listen} does. */
+export function serve(...middleware: Middleware[]): Promise<Running> {
+  const app = new Koa();
+  for (const m of middleware) app.use(m);
+  return listen(app);
 }
 
 /** Listens on 127.0.0.1 on an ephemeral port. */

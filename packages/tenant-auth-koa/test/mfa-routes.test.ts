@@ -19,7 +19,7 @@ import {
 } from './helpers.js';
 
 /*
- * The routes of the second factor and recent authentication (API.md 1.2), each answered through the
+ * The routes of the second factor and recent authentication (docs/http-api.md, "Second factor: TOTP and recovery codes" and "Recent authentication"), each answered through the
  * check of every answer against its operation (answer-check.ts), and `requireRecentAuth()` on a route of
  * the application.
  */

@@ -3,8 +3,8 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { TenantAuthError } from 'tenant-auth-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_CONCURRENT_DRAINS } from '../src/body-discard.js';
 import { createTenantAuthKoa, type TenantAuthKoa, type TenantAuthKoaOptions } from '../src/index.js';
-import { MAX_CONCURRENT_DRAINS } from '../src/json-body.js';
 import { createCheckedTenantAuthKoa } from './answer-check.js';
 import {
   cookieNamed,

@@ -14,15 +14,23 @@ export function rootEntityManager(source: EntityManagerSource): EntityManager {
 }
 
 /**
- * @internal The table name of an entity as the ORM would write it in a query: schema-qualified unless it
- * lives in the platform's default schema (the same rule as MikroORM's query builder), and quoted.
+ * @internal The schema the ORM would qualify an entity's table with in a query: the entity's own, else the
+ * entity manager's, else the configured one; `undefined` when that is the platform's default schema (the
+ * same rule as MikroORM's query builder).
  */
-export function qualifiedTableName<T extends object>(em: EntityManager, entity: EntityName<T>): string {
+export function schemaOf<T extends object>(em: EntityManager, entity: EntityName<T>): string | undefined {
   const meta = em.getMetadata(entity);
-  const platform = em.getPlatform();
   const metaSchema = meta.schema && meta.schema !== '*' ? meta.schema : undefined;
   const schema = metaSchema ?? em.schema ?? em.config.getSchema(true);
-  const name =
-    schema && schema !== platform.getDefaultSchemaName() ? `${schema}.${meta.tableName}` : meta.tableName;
-  return platform.quoteIdentifier(name);
+  return schema && schema !== em.getPlatform().getDefaultSchemaName() ? schema : undefined;
+}
+
+/**
+ * @internal The table name of an entity as the ORM would write it in a query: schema-qualified unless it
+ * lives in the platform's default schema ({@link schemaOf}), and quoted.
+ */
+export function qualifiedTableName<T extends object>(em: EntityManager, entity: EntityName<T>): string {
+  const schema = schemaOf(em, entity);
+  const table = em.getMetadata(entity).tableName;
+  return em.getPlatform().quoteIdentifier(schema ? `${schema}.${table}` : table);
 }

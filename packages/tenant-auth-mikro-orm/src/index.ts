@@ -33,10 +33,14 @@ export {
   TenantAuthSsoConnection,
   TenantAuthSsoIdentity,
 } from './entities/single-sign-on.js';
+export type { TenantAuthSsoUsedOnceEntity } from './entities/sso-used-once.js';
+export { TenantAuthSsoUsedOnce } from './entities/sso-used-once.js';
 export type { TenantAuthTenantEntity } from './entities/tenant.js';
 export { TenantAuthTenant } from './entities/tenant.js';
 export type { TenantAuthUserEntity } from './entities/user.js';
 export { TenantAuthUser } from './entities/user.js';
+export type { TenantAuthWebhookDeliveryEntity, TenantAuthWebhookEndpointEntity } from './entities/webhook.js';
+export { TenantAuthWebhookDelivery, TenantAuthWebhookEndpoint } from './entities/webhook.js';
 export type { EntityManagerSource } from './entity-manager-source.js';
 export type { TenantAuthMigrationOptions } from './run-tenant-auth-migrations.js';
 export { runTenantAuthMigrations } from './run-tenant-auth-migrations.js';

@@ -26,8 +26,15 @@ import {
   TenantAuthSsoIdentity,
   type TenantAuthSsoIdentityEntity,
 } from './entities/single-sign-on.js';
+import { TenantAuthSsoUsedOnce, type TenantAuthSsoUsedOnceEntity } from './entities/sso-used-once.js';
 import { TenantAuthTenant, type TenantAuthTenantEntity } from './entities/tenant.js';
 import { TenantAuthUser, type TenantAuthUserEntity } from './entities/user.js';
+import {
+  TenantAuthWebhookDelivery,
+  type TenantAuthWebhookDeliveryEntity,
+  TenantAuthWebhookEndpoint,
+  type TenantAuthWebhookEndpointEntity,
+} from './entities/webhook.js';
 
 /**
  * Every entity of tenant-auth, to spread into the application's own `entities` option.
@@ -51,6 +58,9 @@ export const tenantAuthEntities: readonly [
   EntitySchema<TenantAuthSsoConnectionEntity>,
   EntitySchema<TenantAuthSsoIdentityEntity>,
   EntitySchema<TenantAuthApiKeyEntity>,
+  EntitySchema<TenantAuthSsoUsedOnceEntity>,
+  EntitySchema<TenantAuthWebhookEndpointEntity>,
+  EntitySchema<TenantAuthWebhookDeliveryEntity>,
 ] = [
   TenantAuthTenant,
   TenantAuthUser,
@@ -67,4 +77,7 @@ export const tenantAuthEntities: readonly [
   TenantAuthSsoConnection,
   TenantAuthSsoIdentity,
   TenantAuthApiKey,
+  TenantAuthSsoUsedOnce,
+  TenantAuthWebhookEndpoint,
+  TenantAuthWebhookDelivery,
 ];

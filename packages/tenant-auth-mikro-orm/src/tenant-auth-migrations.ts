@@ -5,6 +5,11 @@ import { TenantAuthSecondFactorMigration } from './migrations/migration-20261127
 import { TenantAuthPasskeysMigration } from './migrations/migration-20261127140000-passkeys.js';
 import { TenantAuthSingleSignOnMigration } from './migrations/migration-20261127150000-single-sign-on.js';
 import { TenantAuthApiKeysMigration } from './migrations/migration-20261127160000-api-keys.js';
+import { TenantAuthSsoProtocolsMigration } from './migrations/migration-20261128120000-sso-protocols.js';
+import { TenantAuthSsoUsedOnceMigration } from './migrations/migration-20261201100000-sso-used-once.js';
+import { TenantAuthSecondFactorLockMigration } from './migrations/migration-20261202100000-second-factor-lock.js';
+import { TenantAuthUserActiveMigration } from './migrations/migration-20261205100000-user-active.js';
+import { TenantAuthWebhooksMigration } from './migrations/migration-20261206100000-webhooks.js';
 
 /**
  * The migrations of tenant-auth, oldest first, as MikroORM `migrationsList` entries with stable names.
@@ -21,6 +26,16 @@ import { TenantAuthApiKeysMigration } from './migrations/migration-2026112716000
  * - `tenant-auth-20261127140000-passkeys` (1.2): the passkey and WebAuthn challenge tables.
  * - `tenant-auth-20261127160000-api-keys` (1.2): the API key table, and audit events' `actor_type`
  *   (`user` for every earlier event).
+ * - `tenant-auth-20261128120000-sso-protocols` (1.2): SSO connections of any protocol (`protocol`,
+ *   `settings`, `sealed_secret`); the connections of before become OpenID Connect ones.
+ * - `tenant-auth-20261201100000-sso-used-once` (1.3): the single-use marks of SSO (finished sign-ins'
+ *   states, SAML assertion IDs), `tenant_auth_sso_used_once`.
+ * - `tenant-auth-20261202100000-second-factor-lock` (1.3): users' `mfa_failures`, `mfa_locks` and
+ *   `mfa_locked_until` (the second-factor lock; every user of before starts unlocked).
+ * - `tenant-auth-20261205100000-user-active` (1.3): users' `active` (deactivation; every user of before
+ *   stays active).
+ * - `tenant-auth-20261206100000-webhooks` (1.3): webhook endpoints and their deliveries,
+ *   `tenant_auth_webhook_endpoint` and `tenant_auth_webhook_delivery`.
  *
  * @example
  * const orm = await MikroORM.init({
@@ -39,4 +54,9 @@ export const tenantAuthMigrations: readonly MigrationObject[] = [
   { name: 'tenant-auth-20261127140000-passkeys', class: TenantAuthPasskeysMigration },
   { name: 'tenant-auth-20261127150000-single-sign-on', class: TenantAuthSingleSignOnMigration },
   { name: 'tenant-auth-20261127160000-api-keys', class: TenantAuthApiKeysMigration },
+  { name: 'tenant-auth-20261128120000-sso-protocols', class: TenantAuthSsoProtocolsMigration },
+  { name: 'tenant-auth-20261201100000-sso-used-once', class: TenantAuthSsoUsedOnceMigration },
+  { name: 'tenant-auth-20261202100000-second-factor-lock', class: TenantAuthSecondFactorLockMigration },
+  { name: 'tenant-auth-20261205100000-user-active', class: TenantAuthUserActiveMigration },
+  { name: 'tenant-auth-20261206100000-webhooks', class: TenantAuthWebhooksMigration },
 ];

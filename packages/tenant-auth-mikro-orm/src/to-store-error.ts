@@ -1,197 +1,24 @@
 import { ConnectionException, UniqueConstraintViolationException } from '@mikro-orm/core';
-import { isTenantAuthError, TenantAuthError } from 'tenant-auth-core';
+import type { TenantAuthError } from 'tenant-auth-core';
+import { sqlStoreError } from './sql/store-errors.js';
+
+export { StoreDriverError, UNIQUE_CONSTRAINTS } from './sql/store-errors.js';
 
 /**
- * @internal Names of the unique constraints whose violation has a meaning for callers.
- *
- * @example
- * if (err instanceof UniqueConstraintViolationException && err.constraint === UNIQUE_CONSTRAINTS.email) { ... }
- */
-export const UNIQUE_CONSTRAINTS = {
-  email: 'tenant_auth_user_email_unique',
-  slug: 'tenant_auth_tenant_slug_unique',
-} as const;
-
-/** Network errors of the `pg` driver and the OS. */
-const CONNECTION_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EPIPE',
-]);
-
-/**
- * SQLSTATEs meaning "the database cannot serve this now": connection exceptions (class 08), insufficient
- * resources (class 53, e.g. too many connections), operator intervention (57P01-57P05: shutdown,
- * crash, cannot connect now) and a statement or lock timeout (57014 query_canceled, 55P03 lock_not_available).
- */
-function isUnavailableSqlState(state: string): boolean {
-  return (
-    (state.startsWith('08') && state !== PROTOCOL_VIOLATION) ||
-    state.startsWith('53') ||
-    /^57P0[1-5]$/.test(state) ||
-    state === '57014' ||
-    state === '55P03'
-  );
-}
-
-/**
- * SQLSTATE 08P01 (protocol_violation): what PGlite answers for a NUL byte in a parameter. A property of
- * the value sent, not of the connection: never "unavailable".
- */
-const PROTOCOL_VIOLATION = '08P01';
-
-/**
- * A value the database refuses as data: class 22 (data_exception: a NUL byte in text, 22021; a value out
- * of range; an invalid text representation) and PGlite's 08P01 for the same NUL byte. The request's fault.
- */
-function isInvalidValueSqlState(state: string): boolean {
-  return state.startsWith('22') || state === PROTOCOL_VIOLATION;
-}
-
-/**
- * SQLSTATE 55000 (object_not_in_prerequisite_state) is a connection refusal only with this message:
- * `ALTER DATABASE ... ALLOW_CONNECTIONS false`, as during maintenance.
- */
-const NOT_ACCEPTING_CONNECTIONS = /is not currently accepting connections/i;
-
-/** Messages of pool or client errors that carry no code (pg-pool, kysely, PGlite). */
-const UNAVAILABLE_MESSAGE =
-  /timeout exceeded when trying to connect|query read timeout|connection terminated|connection timeout|client has encountered a connection error|pglite is closed|driver has already been destroyed|cannot use a pool after calling end/i;
-
-function codeOf(err: object): string | undefined {
-  const e = err as { code?: unknown; sqlState?: unknown };
-  if (typeof e.sqlState === 'string') return e.sqlState;
-  return typeof e.code === 'string' ? e.code : undefined;
-}
-
-function constraintOf(err: object): string | undefined {
-  const constraint = (err as { constraint?: unknown }).constraint;
-  return typeof constraint === 'string' ? constraint : undefined;
-}
-
-function isUnavailable(err: object): boolean {
-  if (err instanceof ConnectionException) return true;
-  const code = codeOf(err);
-  if (code !== undefined && (CONNECTION_ERROR_CODES.has(code) || isUnavailableSqlState(code))) return true;
-  const message = (err as { message?: unknown }).message;
-  if (code === '55000' && typeof message === 'string' && NOT_ACCEPTING_CONNECTIONS.test(message)) return true;
-  if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
-  // AggregateError from a dual-stack connect attempt, or an error wrapped by a pool.
-  const nested = (err as { errors?: unknown; cause?: unknown }).errors ?? [
-    (err as { cause?: unknown }).cause,
-  ];
-  return (
-    Array.isArray(nested) &&
-    nested.some((inner) => typeof inner === 'object' && inner !== null && isUnavailable(inner))
-  );
-}
-
-/**
- * What of a driver error may travel on as `cause`: its class, SQLSTATE or errno code, and the names of the
- * constraint, table and column involved. Never its message, `detail` or query: PostgreSQL's `detail`
- * ("Failing row contains (...)") and MikroORM's messages (the SQL) can hold a whole row, password hash
- * included, and error handlers log the cause chain.
- *
- * @example
- * new StoreDriverError(err).message; // 'UniqueConstraintViolationException (code 23505, constraint tenant_auth_user_email_unique)'
- */
-export class StoreDriverError extends Error {
-  override readonly name = 'StoreDriverError';
-  readonly driverErrorName: string | undefined;
-  readonly code: string | undefined;
-  readonly constraint: string | undefined;
-  readonly table: string | undefined;
-  readonly column: string | undefined;
-
-  constructor(err: unknown) {
-    const e = (typeof err === 'object' && err !== null ? err : {}) as Record<string, unknown>;
-    const str = (v: unknown) => (typeof v === 'string' && v.length <= 128 ? v : undefined);
-    const inner = Array.isArray(e.errors) ? (e.errors[0] as Record<string, unknown> | undefined) : undefined;
-    const fields = {
-      driverErrorName: err instanceof Error ? err.constructor.name : typeof err,
-      code: str(e.sqlState) ?? str(e.code) ?? str(inner?.code),
-      constraint: str(e.constraint),
-      table: str(e.table),
-      column: str(e.column),
-    };
-    const described = Object.entries(fields)
-      .filter(([key, value]) => key !== 'driverErrorName' && value !== undefined)
-      .map(([key, value]) => `${key} ${value}`);
-    super(
-      described.length > 0 ? `${fields.driverErrorName} (${described.join(', ')})` : fields.driverErrorName,
-    );
-    this.driverErrorName = fields.driverErrorName;
-    this.code = fields.code;
-    this.constraint = fields.constraint;
-    this.table = fields.table;
-    this.column = fields.column;
-  }
-}
-
-/**
- * @internal Maps anything a store operation threw to a `TenantAuthError` with a stable code: unique violations of
- * the email and slug constraints become `email_taken` and `slug_taken`, connection failures become
- * `unavailable`, everything else `internal_error`. The messages are fixed texts; the `cause` is a
- * `StoreDriverError` summary (class, SQLSTATE, constraint, table), never the driver's error with its SQL
- * and row values.
+ * @internal Maps anything a store operation on MikroORM threw to a `TenantAuthError` with a stable code, as
+ * the SQL stores map any driver's errors ({@link sqlStoreError}), with what MikroORM's exception classes
+ * add: a `ConnectionException` is `unavailable`, a `UniqueConstraintViolationException` a unique violation.
  *
  * @example
  * try {
- *   await em.insert(TenantAuthUser, user);
+ *   await em.getConnection().execute(sql, params);
  * } catch (err) {
- *   throw toStoreError(err);
+ *   throw toStoreError(em.getDriver().convertException(err as Error));
  * }
  */
 export function toStoreError(err: unknown): TenantAuthError {
-  if (isTenantAuthError(err)) return err;
-  if (typeof err === 'object' && err !== null) {
-    if (err instanceof UniqueConstraintViolationException || codeOf(err) === '23505') {
-      const constraint = constraintOf(err);
-      if (constraint === UNIQUE_CONSTRAINTS.email) {
-        return new TenantAuthError('email_taken', 'This email address is already registered.', {
-          cause: new StoreDriverError(err),
-        });
-      }
-      if (constraint === UNIQUE_CONSTRAINTS.slug) {
-        return new TenantAuthError('slug_taken', 'This tenant slug is already taken.', {
-          cause: new StoreDriverError(err),
-        });
-      }
-    }
-    const code = codeOf(err);
-    if (code !== undefined && isInvalidValueSqlState(code)) {
-      return new TenantAuthError('validation_failed', 'The request is invalid.', {
-        cause: new StoreDriverError(err),
-        errors: [
-          { field: 'body', code: 'invalid_value', message: 'A value of the request cannot be stored.' },
-        ],
-      });
-    }
-    if (isUnavailable(err)) {
-      return new TenantAuthError('unavailable', 'The database is not available.', {
-        cause: new StoreDriverError(err),
-      });
-    }
-  }
-  return new TenantAuthError('internal_error', 'The database operation failed.', {
-    cause: new StoreDriverError(err),
+  return sqlStoreError(err, {
+    unavailable: err instanceof ConnectionException,
+    uniqueViolation: err instanceof UniqueConstraintViolationException,
   });
-}
-
-/**
- * @internal Runs `fn` as a store call: driver errors become `TenantAuthError`s whose cause holds no row
- * values ({@link toStoreError}).
- */
-export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw toStoreError(err);
-  }
 }

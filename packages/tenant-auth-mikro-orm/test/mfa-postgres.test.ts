@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { createTenantAuth, isTenantAuthError, type TenantAuth } from 'tenant-auth-core';
 import { ManualClock } from 'tenant-auth-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +39,7 @@ describe.skipIf(!TEST_DATABASE_URL)('the second factor under concurrency on Post
   let auth: TenantAuth;
   let secret: string;
   let recoveryCodes: string[];
+  let adaIds: { tenantId: string; userId: string };
   const clock = new ManualClock(Date.now());
 
   beforeAll(async () => {
@@ -55,6 +56,7 @@ describe.skipIf(!TEST_DATABASE_URL)('the second factor under concurrency on Post
     });
     const ada = await auth.register({ email: 'ada@example.com', password: PASSWORD });
     const claims = await auth.verifyAccessToken(ada.accessToken);
+    adaIds = { tenantId: claims.tenantId, userId: claims.userId };
     ({ secret } = await auth.setupTotp({ claims }));
     recoveryCodes =
       (await auth.confirmTotp({ claims }, { code: totpCode(secret, clock.now()) })).recoveryCodes ?? [];
@@ -85,5 +87,44 @@ describe.skipIf(!TEST_DATABASE_URL)('the second factor under concurrency on Post
     const code = totpCode(secret, clock.now());
     const answers = tokens.map((t) => auth.verifyMfa({ mfaToken: t, method: 'totp', code }));
     expect(await outcomes(answers)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected', 'rejected']);
+  });
+
+  it('stores keyed recovery-code hashes, and still takes a code stored unkeyed as 1.2 did, once (docs/http-api.md, "Rules that change in 1.3")', async () => {
+    const unkeyed = (code: string) =>
+      createHash('sha256')
+        .update(`tenant-auth/recovery-code/v1\u0000${adaIds.userId}\u0000${code.replace('-', '')}`)
+        .digest('base64url');
+    const stored = (await db.orm.em
+      .getConnection()
+      .execute(
+        `select code_hash from tenant_auth_recovery_code where user_id = ?`,
+        [adaIds.userId],
+        'all',
+      )) as {
+      code_hash: string;
+    }[];
+    expect(stored.length).toBeGreaterThan(0);
+    const fromCodes = new Set(recoveryCodes.map(unkeyed));
+    for (const row of stored) expect(fromCodes.has(row.code_hash)).toBe(false);
+
+    const legacy = 'k7pmq-x4t2r';
+    await createMikroOrmStores(db.orm).factors.replaceRecoveryCodes(
+      adaIds.tenantId,
+      adaIds.userId,
+      [unkeyed(legacy)],
+      clock.now(),
+    );
+    const answer = async () =>
+      (
+        await Promise.allSettled([
+          auth.verifyMfa({
+            mfaToken: await mfaToken(auth, 'ada@example.com'),
+            method: 'recovery_code',
+            code: legacy,
+          }),
+        ])
+      )[0]?.status;
+    expect(await answer()).toBe('fulfilled');
+    expect(await answer()).toBe('rejected');
   });
 });

@@ -27,13 +27,31 @@ const SECOND_FACTOR = 'tenant-auth-20261127120000-second-factor';
 const PASSKEYS = 'tenant-auth-20261127140000-passkeys';
 const SINGLE_SIGN_ON = 'tenant-auth-20261127150000-single-sign-on';
 const API_KEYS = 'tenant-auth-20261127160000-api-keys';
-const ALL = [INITIAL, ROLES_TOKENS_OUTBOX_AUDIT, SECOND_FACTOR, PASSKEYS, SINGLE_SIGN_ON, API_KEYS];
+const SSO_PROTOCOLS = 'tenant-auth-20261128120000-sso-protocols';
+const SSO_USED_ONCE = 'tenant-auth-20261201100000-sso-used-once';
+const SECOND_FACTOR_LOCK = 'tenant-auth-20261202100000-second-factor-lock';
+const USER_ACTIVE = 'tenant-auth-20261205100000-user-active';
+const WEBHOOKS = 'tenant-auth-20261206100000-webhooks';
+const ALL = [
+  INITIAL,
+  ROLES_TOKENS_OUTBOX_AUDIT,
+  SECOND_FACTOR,
+  PASSKEYS,
+  SINGLE_SIGN_ON,
+  API_KEYS,
+  SSO_PROTOCOLS,
+  SSO_USED_ONCE,
+  SECOND_FACTOR_LOCK,
+  USER_ACTIVE,
+  WEBHOOKS,
+];
 
 /**
  * Timestamp columns of every table (1.1: 17; 1.2: sessions' auth_time and the second factor's five, the
- * passkeys' four, single sign-on's five, and the API key's four).
+ * passkeys' four, single sign-on's five, and the API key's four; 1.3: SSO's single-use marks' one and
+ * users' mfa_locked_until; webhook endpoints' two and deliveries' four).
  */
-const TIMESTAMP_COLUMNS = 36;
+const TIMESTAMP_COLUMNS = 44;
 
 /** Every foreign key with its delete rule (c: cascade, n: set null). */
 const FOREIGN_KEYS = [
@@ -55,11 +73,15 @@ const FOREIGN_KEYS = [
   { conname: 'tenant_auth_sso_connection_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_sso_identity_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_sso_identity_user_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_sso_used_once_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_totp_factor_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_totp_factor_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_user_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_webauthn_challenge_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_webauthn_challenge_user_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_webhook_delivery_endpoint_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_webhook_delivery_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_webhook_endpoint_tenant_id_foreign', confdeltype: 'c' },
 ];
 
 async function foreignKeys(orm: CoreMikroORM): Promise<{ conname: string; confdeltype: string }[]> {
@@ -124,21 +146,24 @@ function migrationContract(open: () => Promise<{ orm: CoreMikroORM; close: () =>
       'all',
     )) as { table_name: string; column_name: string; data_type: string }[];
     const times = columns.filter(
-      (c) => c.column_name.endsWith('_at') || ['at', 'locked_until', 'auth_time'].includes(c.column_name),
+      (c) =>
+        c.column_name.endsWith('_at') ||
+        ['at', 'locked_until', 'mfa_locked_until', 'auth_time', 'failing_since'].includes(c.column_name),
     );
     expect(times.length).toBe(TIMESTAMP_COLUMNS);
     for (const c of times) expect(c.data_type).toBe('timestamp with time zone');
     expect(columns.filter((c) => c.data_type.startsWith('timestamp')).length).toBe(TIMESTAMP_COLUMNS);
-    // request_id is the client's correlation id, credential_id the authenticator's, client_id an identity
-    // provider's client: free text.
+    // request_id is the client's correlation id, credential_id the authenticator's: free text.
     const ids = columns.filter(
       (c) =>
         (c.column_name === 'id' || c.column_name.endsWith('_id') || c.column_name === 'created_by') &&
-        !['request_id', 'credential_id', 'client_id'].includes(c.column_name),
+        !['request_id', 'credential_id'].includes(c.column_name),
     );
     // 1.2: user and tenant of each second-factor table; the passkey's id, user and tenant, the
-    // challenge's; single sign-on's six; the API key's id, tenant and creator.
-    expect(ids.length).toBe(18 + 6 + 5 + 6 + 3);
+    // challenge's; single sign-on's six; the API key's id, tenant and creator; 1.3: the tenant of
+    // SSO's single-use marks; the webhook endpoint's id and tenant, the delivery's id, tenant, endpoint
+    // and event.
+    expect(ids.length).toBe(18 + 6 + 5 + 6 + 3 + 1 + 6);
     for (const c of ids) expect(c.data_type).toBe('uuid');
     expect(await foreignKeys(orm)).toEqual(FOREIGN_KEYS);
   });
@@ -231,6 +256,11 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         PASSKEYS,
         SINGLE_SIGN_ON,
         API_KEYS,
+        SSO_PROTOCOLS,
+        SSO_USED_ONCE,
+        SECOND_FACTOR_LOCK,
+        USER_ACTIVE,
+        WEBHOOKS,
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
 
@@ -333,6 +363,11 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
           createdAt: T0,
         },
       });
+      expect((await orm.migrator.down()).map((m) => m.name)).toEqual([WEBHOOKS]);
+      expect((await orm.migrator.down()).map((m) => m.name)).toEqual([USER_ACTIVE]);
+      expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SECOND_FACTOR_LOCK]);
+      expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SSO_USED_ONCE]);
+      expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SSO_PROTOCOLS]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([API_KEYS]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SINGLE_SIGN_ON]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([PASSKEYS]);
@@ -358,6 +393,11 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         PASSKEYS,
         SINGLE_SIGN_ON,
         API_KEYS,
+        SSO_PROTOCOLS,
+        SSO_USED_ONCE,
+        SECOND_FACTOR_LOCK,
+        USER_ACTIVE,
+        WEBHOOKS,
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
       // Applied again, the upgrade knows only that every user was an owner; the verification is lost.
@@ -458,10 +498,13 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
         'auth.tenant_auth_session',
         'auth.tenant_auth_sso_connection',
         'auth.tenant_auth_sso_identity',
+        'auth.tenant_auth_sso_used_once',
         'auth.tenant_auth_tenant',
         'auth.tenant_auth_totp_factor',
         'auth.tenant_auth_user',
         'auth.tenant_auth_webauthn_challenge',
+        'auth.tenant_auth_webhook_delivery',
+        'auth.tenant_auth_webhook_endpoint',
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
       const stores = createMikroOrmStores(orm);

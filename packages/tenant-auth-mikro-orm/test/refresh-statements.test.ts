@@ -40,7 +40,7 @@ describe('a refresh on the MikroORM stores (PGlite)', () => {
     expect(sent[0]).toMatch(/from "tenant_auth_user"/);
   });
 
-  it('sends four for the token a rotation replaced, within the grace period: the miss, two reads, the re-issue record', async () => {
+  it('sends five for the token a rotation replaced, within the grace period: the miss, two reads, the re-issue record and its webhook queueing', async () => {
     const auth = authOn(createMikroOrmStores(orm));
     const registered = await auth.register({ email: 'bob@example.com', password: 'Tr1cky-Harbour-Lantern' });
     const refreshed = await auth.refresh(registered.refreshToken);
@@ -50,13 +50,15 @@ describe('a refresh on the MikroORM stores (PGlite)', () => {
     statements = null;
     expect(again.refreshToken).toBe(refreshed.refreshToken);
     // The one-step rotation finds nothing current (one statement more than before it existed), then the
-    // session is read with its user, read again, and the re-issue recorded.
-    expect(sent).toHaveLength(4);
+    // session is read with its user, read again, and the re-issue recorded with its webhook deliveries (1.3:
+    // the tenant's subscribed endpoints are looked up in the event's transaction; none here, so no insert).
+    expect(sent).toHaveLength(5);
     expect(sent[0]).toMatch(/^with rotated as \(\s*update "tenant_auth_session"/);
     expect(sent[1]).toMatch(/from "tenant_auth_session"/);
     expect(sent[1]).toMatch(/from "tenant_auth_user"/);
     expect(sent[2]).toMatch(/from "tenant_auth_session" where id = /);
     expect(sent[3]).toMatch(/insert into "tenant_auth_audit_event"/);
+    expect(sent[4]).toMatch(/from "tenant_auth_webhook_endpoint"/);
   });
 });
 

@@ -95,6 +95,11 @@ async function upgradesFrom11(orm: CoreMikroORM): Promise<void> {
     PASSKEYS,
     'tenant-auth-20261127150000-single-sign-on',
     API_KEYS,
+    'tenant-auth-20261128120000-sso-protocols',
+    'tenant-auth-20261201100000-sso-used-once',
+    'tenant-auth-20261202100000-second-factor-lock',
+    'tenant-auth-20261205100000-user-active',
+    'tenant-auth-20261206100000-webhooks',
   ]);
   expect(await orm.schema.getUpdateSchemaSQL({ wrap: false })).toMatch(/^(\s|set names[^\n]*)*$/i);
 

@@ -42,12 +42,17 @@ function jar() {
 
 /**
  * Starts oidc-provider with a client whose redirect URI is `redirectUri` (`PUBLIC_URL` +
- * `/api/v1/auth/sso/callback`), PKCE required, and the email claims in the ID token.
+ * `/api/v1/auth/sso/callback`), PKCE required, and the email claims in the ID token; with
+ * `{ providerDefaults: true }` oidc-provider's default `conformIdTokenClaims`, which puts the claims a
+ * scope asks for in the userinfo answer only (the ID token then has no `email`).
  *
  * @example
  * const op = await startOpenIdProvider('http://localhost:4000/api/v1/auth/sso/callback');
  */
-export async function startOpenIdProvider(redirectUri: string): Promise<TestOpenIdProvider> {
+export async function startOpenIdProvider(
+  redirectUri: string,
+  options: { providerDefaults?: boolean } = {},
+): Promise<TestOpenIdProvider> {
   const accounts = new Map<string, TestAccount>();
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -65,10 +70,12 @@ export async function startOpenIdProvider(redirectUri: string): Promise<TestOpen
       },
     ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-    conformIdTokenClaims: false,
+    ...(options.providerDefaults ? {} : { conformIdTokenClaims: false }),
     cookies: { keys: ['test-cookie-key-not-a-secret'] },
     pkce: { required: () => true },
-    features: { devInteractions: { enabled: true } },
+    // The claims parameter, so that the ID token carries the `auth_time` the server asks for (at its
+    // defaults oidc-provider ignores the request, and a sign-in is then never recent).
+    features: { devInteractions: { enabled: true }, claimsParameter: { enabled: !options.providerDefaults } },
     async findAccount(_ctx, sub) {
       const account = accounts.get(sub);
       if (!account) return undefined;

@@ -11,6 +11,12 @@ export interface NextToken {
   sub: string;
   email?: string;
   amr?: string[];
+  /** The ID token's `email_verified` (default `true`; `null` leaves it out). */
+  emailVerified?: unknown;
+  /** The ID token's `auth_time` (seconds), when it is to carry one. */
+  authTime?: number;
+  /** What the userinfo endpoint answers for this sign-in's access token (default: `{ sub }` only). */
+  userinfo?: Record<string, unknown>;
   tamper?: Tampering;
 }
 
@@ -37,14 +43,21 @@ async function bodyOf(req: IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
-/** @example const fake = await startTokenEndpointProvider(); fake.next = { sub: 's1', email, tamper: 'nonce' }; */
-export async function startTokenEndpointProvider(): Promise<TokenEndpointProvider> {
+/**
+ * @param endpoints the discovery document's `token_endpoint` and `jwks_uri` when they are to be somewhere
+ * else than this provider (an address the server must refuse to request).
+ * @example const fake = await startTokenEndpointProvider(); fake.next = { sub: 's1', email, tamper: 'nonce' };
+ */
+export async function startTokenEndpointProvider(
+  endpoints: { token_endpoint?: string; jwks_uri?: string } = {},
+): Promise<TokenEndpointProvider> {
   const published = await generateKeyPair('RS256');
   const unpublished = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(published.publicKey)), kid: 'published', alg: 'RS256', use: 'sig' };
   const clientId = 'fake-client';
   const clientSecret = 'fake-client-secret-never-in-a-log-91c2';
   const codes = new Map<string, { nonce: string; challenge: string; redirectUri: string; next: NextToken }>();
+  const accessTokens = new Map<string, NextToken>();
   const state = { next: { sub: 'nobody' } as NextToken };
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', issuer);
@@ -55,8 +68,9 @@ export async function startTokenEndpointProvider(): Promise<TokenEndpointProvide
       return json(200, {
         issuer,
         authorization_endpoint: `${issuer}/authorize`,
-        token_endpoint: `${issuer}/token`,
-        jwks_uri: `${issuer}/jwks`,
+        token_endpoint: endpoints.token_endpoint ?? `${issuer}/token`,
+        jwks_uri: endpoints.jwks_uri ?? `${issuer}/jwks`,
+        userinfo_endpoint: `${issuer}/userinfo`,
         response_types_supported: ['code'],
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['RS256'],
@@ -65,6 +79,11 @@ export async function startTokenEndpointProvider(): Promise<TokenEndpointProvide
       });
     }
     if (url.pathname === '/jwks') return json(200, { keys: [jwk] });
+    if (url.pathname === '/userinfo') {
+      const next = accessTokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
+      if (!next) return json(401, { error: 'invalid_token' });
+      return json(200, next.userinfo ?? { sub: next.sub });
+    }
     if (url.pathname === '/authorize') {
       const code = randomUUID();
       codes.set(code, {
@@ -105,8 +124,12 @@ export async function startTokenEndpointProvider(): Promise<TokenEndpointProvide
       const now = Math.floor(Date.now() / 1000);
       const idToken = await new SignJWT({
         nonce: next.tamper === 'nonce' ? 'another-nonce' : issued.nonce,
-        ...(next.email === undefined ? {} : { email: next.email, email_verified: true }),
+        ...(next.email === undefined ? {} : { email: next.email }),
+        ...(next.email === undefined || next.emailVerified === null
+          ? {}
+          : { email_verified: next.emailVerified ?? true }),
         ...(next.amr ? { amr: next.amr } : {}),
+        ...(next.authTime === undefined ? {} : { auth_time: next.authTime }),
       })
         .setProtectedHeader({ alg: 'RS256', kid: 'published' })
         .setIssuer(next.tamper === 'issuer' ? 'https://attacker.example' : issuer)
@@ -115,8 +138,10 @@ export async function startTokenEndpointProvider(): Promise<TokenEndpointProvide
         .setIssuedAt(next.tamper === 'expired' ? now - 7200 : now)
         .setExpirationTime(next.tamper === 'expired' ? now - 3600 : now + 300)
         .sign(next.tamper === 'unpublished-key' ? unpublished.privateKey : published.privateKey);
+      const accessToken = randomUUID();
+      accessTokens.set(accessToken, next);
       return json(200, {
-        access_token: randomUUID(),
+        access_token: accessToken,
         token_type: 'Bearer',
         expires_in: 300,
         id_token: idToken,

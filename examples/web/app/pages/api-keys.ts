@@ -1,11 +1,11 @@
 // API keys (API 1.2): administrators create keys for their back-ends and scripts, see them, revoke them.
 // A new key's secret is shown once, in this page's memory only: never in storage, the address or a log,
 // and gone from the document as soon as the administrator is done or navigates away.
-import { type ApiKey, type CreatedApiKey, ROLES, type Role } from 'tenant-auth-client';
+import { type ApiKey, ROLES, type Role } from 'tenant-auth-client';
 import { addRoute, announce, client, heading, isAdmin, render, state } from '../app.js';
 import { confirmDialog, field, formAlert, h, onSubmit, select, showError, time } from '../dom.js';
 import { ROLE_LABELS } from '../messages.js';
-import { withReauthentication } from '../reauthentication.js';
+import { secretPanel } from '../secret-panel.js';
 
 /** Expiry choices, in days (`''`: never). */
 const EXPIRIES = [
@@ -46,7 +46,7 @@ function keyRow(key: ApiKey, errors: HTMLFormElement): HTMLTableRowElement {
             });
             if (!ok) return;
             try {
-              await client.request('revokeApiKey', { params: { id: key.id } });
+              await client.revokeApiKey(key.id);
               await render();
               announce(`The key ${key.name} was revoked.`);
             } catch (err) {
@@ -56,54 +56,6 @@ function keyRow(key: ApiKey, errors: HTMLFormElement): HTMLTableRowElement {
         },
         'Revoke',
       ),
-    ),
-  );
-}
-
-/** The secret of a new key, shown once with a copy button; `done` takes it out of the document. */
-function secretPanel(created: CreatedApiKey, done: () => void): HTMLElement {
-  const value = h('input', {
-    id: 'new-api-key-secret',
-    type: 'text',
-    readonly: true,
-    value: created.secret,
-    autocomplete: 'off',
-    spellcheck: 'false',
-    'aria-describedby': 'new-api-key-help',
-  });
-  const copied = h('span', { role: 'status', class: 'muted' });
-  return h(
-    'section',
-    { class: 'card', 'aria-labelledby': 'new-api-key-title', id: 'new-api-key' },
-    h('h2', { id: 'new-api-key-title' }, `Your new key: ${created.apiKey.name}`),
-    h(
-      'p',
-      { id: 'new-api-key-help', class: 'notice info' },
-      'Copy it now and keep it where your back-end keeps its secrets: it is shown this once.',
-    ),
-    h('label', { for: 'new-api-key-secret' }, 'Secret'),
-    value,
-    h(
-      'div',
-      { class: 'actions' },
-      h(
-        'button',
-        {
-          type: 'button',
-          onclick: async () => {
-            try {
-              await navigator.clipboard.writeText(created.secret);
-              copied.textContent = 'Copied.';
-            } catch {
-              value.select();
-              copied.textContent = 'Select the secret and copy it.';
-            }
-          },
-        },
-        'Copy',
-      ),
-      h('button', { type: 'button', class: 'secondary', onclick: done }, 'Done'),
-      copied,
     ),
   );
 }
@@ -119,7 +71,7 @@ addRoute('/api-keys', {
       );
       return;
     }
-    const { apiKeys } = await client.request('listApiKeys', {});
+    const apiKeys = await client.listApiKeys();
     const errors = h('form', { class: 'errors' }, formAlert());
     const reveal = h('div', { id: 'api-key-reveal' });
     const createForm = onSubmit(
@@ -139,18 +91,24 @@ addRoute('/api-keys', {
       ),
       async ({ name = '', role = 'member', expires = '' }) => {
         // A recent authentication is needed (API 1.2): the dialog asks for it when the sign-in is old.
-        const created = await withReauthentication(() =>
-          client.request('createApiKey', {
-            body: { name, role: role as Role, ...(expires === '' ? {} : { expiresInDays: Number(expires) }) },
-          }),
-        );
+        const created = await client.createApiKey({
+          name,
+          role: role as Role,
+          ...(expires === '' ? {} : { expiresInDays: Number(expires) }),
+        });
         // The list again, then the secret once: `Done` (or leaving the page) drops it from the document.
         await render();
         const panel = document.getElementById('api-key-reveal');
         panel?.replaceChildren(
-          secretPanel(created, () => {
-            panel.replaceChildren();
-            announce('The secret is no longer shown.', 'info');
+          secretPanel({
+            prefix: 'new-api-key',
+            title: `Your new key: ${created.apiKey.name}`,
+            help: 'Copy it now and keep it where your back-end keeps its secrets: it is shown this once.',
+            secret: created.secret,
+            done: () => {
+              panel.replaceChildren();
+              announce('The secret is no longer shown.', 'info');
+            },
           }),
         );
         document.getElementById('new-api-key-secret')?.focus();

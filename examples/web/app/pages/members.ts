@@ -1,4 +1,4 @@
-// The members page: the team with its roles; administrators invite, change roles and remove.
+// The members page: the team with its roles; administrators invite, change roles, deactivate and remove.
 import { type Invitation, type Member, ROLES, type Role } from 'tenant-auth-client';
 import { addRoute, announce, client, heading, isAdmin, render, state } from '../app.js';
 import { confirmDialog, field, formAlert, h, onSubmit, select, showError, time } from '../dom.js';
@@ -75,10 +75,47 @@ function memberRow(member: Member, errors: HTMLFormElement): HTMLTableRowElement
         'Remove',
       )
     : null;
+  // Deactivated (API 1.3): signed out everywhere, keys revoked, refused at sign-in, kept in the team
+  // (with its history) until reactivated or removed. A directory (SCIM) deactivates people the same way.
+  const active = member.active !== false;
+  const toggle = manageable
+    ? h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary small',
+          'aria-label': `${active ? 'Deactivate' : 'Reactivate'} ${member.email}`,
+          onclick: async () => {
+            if (active) {
+              const ok = await confirmDialog({
+                title: `Deactivate ${member.email}?`,
+                body: 'Every session of theirs ends at once and the API keys they created are revoked. They cannot sign in until reactivated.',
+                confirm: 'Deactivate',
+              });
+              if (!ok) return;
+            }
+            try {
+              await client.changeMemberRole(member.id, { active: !active });
+              await render();
+              announce(`${member.email} was ${active ? 'deactivated' : 'reactivated'}.`);
+            } catch (err) {
+              showError(errors, err);
+            }
+          },
+        },
+        active ? 'Deactivate' : 'Reactivate',
+      )
+    : null;
   return h(
     'tr',
-    { 'data-member': member.email },
-    h('th', { scope: 'row' }, member.email, self ? h('span', { class: 'badge' }, 'You') : null),
+    { 'data-member': member.email, class: active ? undefined : 'inactive' },
+    h(
+      'th',
+      { scope: 'row' },
+      member.email,
+      self ? h('span', { class: 'badge' }, 'You') : null,
+      active ? null : h('span', { class: 'badge warning' }, 'Deactivated'),
+    ),
     h('td', {}, roleCell),
     h(
       'td',
@@ -88,7 +125,7 @@ function memberRow(member: Member, errors: HTMLFormElement): HTMLTableRowElement
         : h('span', { class: 'badge warning' }, 'Not verified'),
     ),
     h('td', {}, time(member.createdAt)),
-    h('td', {}, remove),
+    h('td', { class: 'actions' }, toggle, remove),
   );
 }
 
@@ -158,7 +195,7 @@ addRoute('/members', {
           'p',
           { class: 'lead' },
           admin
-            ? 'Everyone in your organisation. Invite people, change their role or remove them.'
+            ? 'Everyone in your organisation. Invite people, change their role, deactivate or remove them.'
             : 'Everyone in your organisation. Only owners and administrators can change the team.',
         ),
       ),

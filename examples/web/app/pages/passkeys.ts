@@ -3,7 +3,6 @@
 import { addRoute, announce, client, heading, render } from '../app.js';
 import { confirmDialog, field, formAlert, h, onSubmit, time } from '../dom.js';
 import { ceremony, inWords, showPasskeyError } from '../passkey-ceremony.js';
-import { withReauthentication } from '../reauthentication.js';
 
 /** The "Sign in with a passkey" button of the sign-in page: `done` runs once signed in. */
 export function passkeySignIn(done: () => Promise<void>): HTMLFormElement {
@@ -27,7 +26,7 @@ export function passkeySignIn(done: () => Promise<void>): HTMLFormElement {
  * server asks for it, the re-authentication dialog does (a passkey, or the password and a code).
  */
 async function addPasskey(name: string): Promise<void> {
-  await withReauthentication(() => ceremony(() => client.passkeys.register({ name })));
+  await ceremony(() => client.passkeys.register({ name }));
   await render();
   announce(`Added ${name}.`);
 }
@@ -64,7 +63,7 @@ addRoute('/passkeys', {
                 });
                 if (!ok) return;
                 try {
-                  await withReauthentication(() => client.passkeys.remove(p.id));
+                  await client.passkeys.remove(p.id);
                   await render();
                   announce(`Removed ${p.name}.`);
                 } catch (err) {

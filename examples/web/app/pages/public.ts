@@ -57,7 +57,7 @@ addRoute('/sign-in', {
       ),
       async ({ email = '', password = '' }) => {
         // Signed in, or on to the second step (a code, or the enrolment the organisation requires).
-        await continueSignIn(await client.login({ email, password }), nextPath(params));
+        await continueSignIn(await client.loginStep({ email, password }), nextPath(params));
       },
     );
     const title = heading('Sign in');
@@ -316,7 +316,7 @@ addRoute('/accept-invitation', {
         h('button', { type: 'submit' }, 'Accept invitation'),
       ),
       async ({ password = '' }) => {
-        const result = await client.acceptInvitation({ token, password });
+        const result = await client.acceptInvitationStep({ token, password });
         state.tenant = null;
         // Into an organisation that requires two-step verification, the account is made but set up first.
         const who = result.type === 'signed_in' ? result.user.email : 'a member';

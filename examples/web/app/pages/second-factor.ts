@@ -7,7 +7,7 @@ import {
   isTenantAuthClientError,
   type MfaChallenge,
   type MfaSetupChallenge,
-  type SignInResult,
+  type SignInStep,
 } from 'tenant-auth-client';
 import { addRoute, client, flashNext, heading, navigate, state } from '../app.js';
 import { formAlert, h, onSubmit } from '../dom.js';
@@ -22,7 +22,7 @@ let pending: { challenge: MfaChallenge | MfaSetupChallenge; next: string; welcom
  * Goes on from a sign-in result: to `next` when signed in, else to the page of its second step.
  * `welcome` is the message shown once the user is in.
  */
-export async function continueSignIn(result: SignInResult, next: string, welcome?: string): Promise<void> {
+export async function continueSignIn(result: SignInStep, next: string, welcome?: string): Promise<void> {
   if (result.type === 'signed_in') {
     pending = null;
     if (welcome) flashNext(welcome);
@@ -34,9 +34,9 @@ export async function continueSignIn(result: SignInResult, next: string, welcome
 }
 
 /** The step of `type`, if one is under way and its token has not expired. */
-function current<T extends SignInResult['type']>(type: T) {
+function current<T extends SignInStep['type']>(type: T) {
   if (!pending || pending.challenge.type !== type || Date.now() >= pending.challenge.expiresAt) return null;
-  return pending as { challenge: Extract<SignInResult, { type: T }>; next: string; welcome?: string };
+  return pending as { challenge: Extract<SignInStep, { type: T }>; next: string; welcome?: string };
 }
 
 const card = (...children: (Node | null)[]) => h('section', { class: 'card narrow' }, ...children);

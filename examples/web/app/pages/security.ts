@@ -4,7 +4,6 @@
 import type { Me } from 'tenant-auth-client';
 import { addRoute, announce, client, flashNext, heading, navigate } from '../app.js';
 import { append, confirmDialog, formAlert, h, onSubmit } from '../dom.js';
-import { withReauthentication } from '../reauthentication.js';
 import { recoveryCodesPanel, totpSetup } from '../totp-enrolment.js';
 
 /** A form of one button (its errors show in its own alert). */
@@ -41,10 +40,10 @@ function totpSection(me: Me): HTMLElement {
   if (!me.mfa.totp) {
     body.append(
       action('Set up authenticator app', async () => {
-        const setup = await withReauthentication(() => client.setupTotp());
+        const setup = await client.setupTotp();
         body.replaceChildren(
           totpSetup(setup, async (code) => {
-            const { recoveryCodes } = await withReauthentication(() => client.confirmTotp({ code }));
+            const { recoveryCodes } = await client.confirmTotp({ code });
             announce('Two-step verification is on. Your other sessions were signed out.');
             if (recoveryCodes === null) return void reload();
             body.replaceChildren(recoveryCodesPanel(recoveryCodes, () => void reload()));
@@ -65,7 +64,7 @@ function totpSection(me: Me): HTMLElement {
           confirm: 'Remove',
         });
         if (!ok) return;
-        await withReauthentication(() => client.disableTotp());
+        await client.disableTotp();
         flashNext('The authenticator app was removed.');
         await reload();
       },
@@ -85,7 +84,7 @@ function recoveryCodesSection(me: Me): HTMLElement | null {
       `${me.mfa.recoveryCodesRemaining} unused recovery code${me.mfa.recoveryCodesRemaining === 1 ? '' : 's'} left.`,
     ),
     action('Get new recovery codes', async () => {
-      const codes = await withReauthentication(() => client.regenerateRecoveryCodes());
+      const codes = await client.regenerateRecoveryCodes();
       announce('New recovery codes were made. The old ones no longer work.');
       body.replaceChildren(recoveryCodesPanel(codes, () => void reload()));
     }),

@@ -3,7 +3,6 @@
 // authentication (the re-authentication dialog) and a factor of the owner's own.
 import { addRoute, announce, client, heading, state } from '../app.js';
 import { formAlert, h, onSubmit } from '../dom.js';
-import { withReauthentication } from '../reauthentication.js';
 
 addRoute('/organisation/security', {
   title: 'Organisation security',
@@ -39,7 +38,7 @@ addRoute('/organisation/security', {
       ),
       async () => {
         const requireMfa = checkbox.checked;
-        const saved = await withReauthentication(() => client.setSecurityPolicy({ requireMfa }));
+        const saved = await client.setSecurityPolicy({ requireMfa });
         checkbox.checked = saved.requireMfa;
         announce(
           saved.requireMfa

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Role } from '../members/roles.js';
 import type {
   AuditEventRecord,
   OneTimeTokenKind,
@@ -10,6 +9,7 @@ import type {
   TenantRecord,
   UserRecord,
 } from '../store-kit.js';
+import type { Role } from '../vocabulary/roles.js';
 
 /** @internal Test data builders with valid UUIDs (real databases type-check them). */
 export const T0 = Date.UTC(2026, 0, 1);

@@ -1,8 +1,8 @@
 // tenant-auth-core/testing: conformance suites for store authors and helpers for tests.
 
-export type { Clock } from '../clock.js';
-export type { RateLimitStore } from '../rate-limit/rate-limit-store.js';
-export type { TenantAuthStores } from '../stores/tenant-auth-stores.js';
+export type { RateLimitStore } from '../ports/rate-limit-store.js';
+export type { TenantAuthStores } from '../ports/tenant-auth-stores.js';
+export type { Clock } from '../vocabulary/clock.js';
 export { ManualClock } from './manual-clock.js';
 export type { RateLimitStoreConformanceOptions } from './rate-limit-store-conformance.js';
 export { runRateLimitStoreConformance } from './rate-limit-store-conformance.js';

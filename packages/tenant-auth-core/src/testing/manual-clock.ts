@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../vocabulary/clock.js';
 
 /**
  * A clock for tests that moves only when told, so expiry, windows and grace periods are tested without

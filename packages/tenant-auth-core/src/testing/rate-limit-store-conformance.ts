@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RateLimitStore } from '../rate-limit/rate-limit-store.js';
+import type { RateLimitStore } from '../ports/rate-limit-store.js';
 import { ManualClock } from './manual-clock.js';
 
 import { resolveTestApi, type TestApi } from './test-api.js';

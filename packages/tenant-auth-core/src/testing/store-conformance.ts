@@ -1,12 +1,15 @@
-import type { TenantAuthStores, UserRecord } from '../store-kit.js';
+import { STORE_NAMES } from '../ports/store-names.js';
+import type { CompleteTenantAuthStores, TenantAuthStores, UserRecord } from '../store-kit.js';
 import { apiKeyCases } from './conformance/api-keys.js';
 import { auditListCases, auditWriteCases, rotationEventCases } from './conformance/audit-events.js';
 import type { ConformanceContext } from './conformance/context.js';
+import { deactivationCases } from './conformance/deactivation.js';
 import {
   tenantDeletionCases,
   tenantLockCases,
   userDeletionCases,
 } from './conformance/deletions-and-locks.js';
+import { factorLockCases } from './conformance/factor-lock.js';
 import { challengeCases, recoveryCodeCases, totpFactorCases } from './conformance/factors.js';
 import { listLimitCases } from './conformance/list-limits.js';
 import { emailChangeCases, memberChangeCases, memberListCases } from './conformance/members.js';
@@ -14,6 +17,7 @@ import { tokenConsumeCases, tokenIssueCases, tokenTenantCases } from './conforma
 import { outboxCases } from './conformance/outbox.js';
 import { passkeyCases, webauthnChallengeCases } from './conformance/passkeys.js';
 import { rotateCurrentCases } from './conformance/rotate-current.js';
+import { sealedValueCases } from './conformance/sealed-values.js';
 import { reauthenticateCases, requireMfaCases } from './conformance/second-factor-sessions.js';
 import { sessionFindByIdCases, sessionFindByRefreshHashCases } from './conformance/session-reads.js';
 import {
@@ -22,9 +26,11 @@ import {
   sessionRotateCases,
   sessionsOfUserCases,
 } from './conformance/session-writes.js';
-import { domainCases, ssoConnectionCases } from './conformance/sso.js';
+import { domainCases, ssoConnectionCases, ssoUseOnceCases } from './conformance/sso.js';
+import { revokeHeldBySsoCases } from './conformance/sso-hold-sessions.js';
 import { tenantAndUserCreationCases, userReadAndPasswordCases } from './conformance/tenants-users.js';
 import { transactionCases } from './conformance/transactions.js';
+import { webhookCases } from './conformance/webhooks.js';
 import { tenantAndOwner } from './fixtures.js';
 import { resolveTestApi, type TestApi } from './test-api.js';
 
@@ -51,6 +57,7 @@ const CASES: ((context: ConformanceContext) => void)[] = [
   userReadAndPasswordCases,
   memberListCases,
   memberChangeCases,
+  deactivationCases,
   emailChangeCases,
   userDeletionCases,
   tenantDeletionCases,
@@ -74,13 +81,18 @@ const CASES: ((context: ConformanceContext) => void)[] = [
   totpFactorCases,
   recoveryCodeCases,
   challengeCases,
+  factorLockCases,
   reauthenticateCases,
   requireMfaCases,
   passkeyCases,
   webauthnChallengeCases,
   domainCases,
   ssoConnectionCases,
+  revokeHeldBySsoCases,
+  ssoUseOnceCases,
   apiKeyCases,
+  webhookCases,
+  sealedValueCases,
 ];
 
 /**
@@ -125,7 +137,13 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       return input.user;
     }
 
-    const context: ConformanceContext = { test, stores: () => stores, seed, seedUser };
+    // The suite checks every store of the bundle, 1.2's optional ones included: one left out fails, named.
+    const complete = (): CompleteTenantAuthStores => {
+      const missing = STORE_NAMES.filter((name) => stores[name] === undefined);
+      if (missing.length > 0) throw new Error(`store conformance: the bundle has no ${missing.join(', ')}`);
+      return stores as CompleteTenantAuthStores;
+    };
+    const context: ConformanceContext = { test, stores: complete, seed, seedUser };
     for (const cases of CASES) cases(context);
   });
 }

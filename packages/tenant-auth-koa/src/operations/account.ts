@@ -28,6 +28,7 @@ export const ACCOUNT_OPERATIONS = [
     path: '/users/me',
     caller: 'access',
     budget: 'strict',
+    recent: true,
     tag: 'recovery',
     summary: "Delete the caller's account; a tenant whose only member leaves goes with it.",
     body: 'deleteAccount',

@@ -17,7 +17,7 @@ const toApiKeyJson = (key: ApiKey): ApiKeyJson => ({
   lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
 });
 
-/** @internal The API keys of the caller's tenant (API.md 1.2): managed by users, never by a key. */
+/** @internal The API keys of the caller's tenant (docs/http-api.md, "API keys"): managed by users, never by a key. */
 export const API_KEY_OPERATIONS = [
   defineOperation({
     id: 'createApiKey',

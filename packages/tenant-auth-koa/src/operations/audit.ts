@@ -1,10 +1,14 @@
-import type { AuditEventListInput } from 'tenant-auth-core';
-import { auditEventPageSchema } from '../http-contract.js';
+import type { AuditEvent, AuditEventListInput } from 'tenant-auth-core';
+import { type AuditEventJson, auditEventPageSchema } from '../http-contract.js';
 import { toAuditEventJson } from '../serialize.js';
 import { defineOperation, type QueryOf, type Same } from './define.js';
 
 // Every parameter is core's to validate, as sent: a parameter renamed on either side fails to compile here.
 true satisfies Same<keyof QueryOf<'auditEventQuery'>, keyof AuditEventListInput>;
+// An event is answered with every field of core's but its tenant (the caller's): a field added to core's
+// event fails to compile here until the contract answers it (or says why not). Its `type` and `actorType`
+// are core's lists: contract-parts.ts ties them.
+true satisfies Same<keyof AuditEventJson, Exclude<keyof AuditEvent, 'tenantId'>>;
 
 /** @internal The audit log of the caller's tenant. */
 export const AUDIT_OPERATIONS = [

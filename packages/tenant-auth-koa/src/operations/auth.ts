@@ -60,7 +60,13 @@ export const AUTH_OPERATIONS = [
       description: 'Logged in; cookies set.',
       cookies: 'set',
     },
-    problems: ['mfa_required', 'mfa_setup_required', 'invalid_credentials', 'sso_required'],
+    problems: [
+      'mfa_required',
+      'mfa_setup_required',
+      'invalid_credentials',
+      'sso_required',
+      'account_disabled',
+    ],
     handler: async ({ ctx, body }, { auth, cookies }) => {
       const result = await auth.login(body, requestContext(ctx));
       setTokenCookies(ctx, cookies, result);

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { TenantAuth } from 'tenant-auth-core';
 import type { z } from 'zod';
 import type { AuthContext, AuthState, PrincipalContext } from '../auth-state.js';
+import type { RequestBody } from '../body-rules.js';
 import type { ResolvedCookieOptions } from '../cookies.js';
 import type { HealthCheck } from '../health.js';
 import type { requestSchemas } from '../http-contract.js';
@@ -19,6 +20,8 @@ export interface RouteSettings {
   health: HealthCheck | undefined;
   /** The OpenAPI document, serialised once. */
   openapiJson: string;
+  /** The largest JSON body (the `bodyLimitBytes` option), for the operations that set no limit of their own. */
+  bodyLimitBytes: number;
 }
 
 /** @internal The request schemas of the contract (http-contract.ts), by name. */
@@ -87,6 +90,11 @@ export interface Success<R extends z.ZodType | undefined> {
   body?: R;
   /** The body's JSON Schema when it is none of the contract's (the OpenAPI document itself). */
   jsonSchema?: Record<string, unknown>;
+  /**
+   * The media type of a body that is no JSON (SAML's metadata, `application/samlmetadata+xml`): a
+   * document for another party, which the client does not call.
+   */
+  mediaType?: string;
   description: string;
   /** Token cookies the answer sets or clears (a `Set-Cookie` header in the document). */
   cookies?: 'set' | 'cleared';
@@ -112,7 +120,7 @@ export interface Operation<
   path: P;
   caller: C;
   /**
-   * Whether an API key may call it (API.md 1.2, "API keys": the routes about the tenant). Otherwise a
+   * Whether an API key may call it (docs/http-api.md, "API keys": the routes about the tenant). Otherwise a
    * request bearing a key is answered `403 forbidden` (`401 invalid_token` when the key does not verify).
    */
   apiKeys?: K;
@@ -130,6 +138,15 @@ export interface Operation<
   body?: B;
   /** The body may be left out (documented, not picked: the handler reads it itself). */
   bodyOptional?: true;
+  /**
+   * What the body is when not its group's JSON (up to the `bodyLimitBytes` option): other media types, a
+   * form, another limit; and, for a form posted by another site on purpose, `crossSite` (see
+   * `RequestBody` in body-rules.ts). The document states the media types.
+   *
+   * @example
+   * request: { mediaTypes: [FORM_MEDIA_TYPE], limitBytes: 256 * 1024, crossSite: true },
+   */
+  request?: RequestBody<C>;
   /** The query's schema; the handler gets each of its parameters as sent. */
   query?: Q;
   success: Success<R>;

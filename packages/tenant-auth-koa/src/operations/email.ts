@@ -43,6 +43,7 @@ export const EMAIL_OPERATIONS = [
     path: '/auth/email/change',
     caller: 'access',
     budget: 'strict',
+    recent: true,
     tag: 'recovery',
     summary: 'Ask to change the email: a link to the new address, a notice to the old one.',
     body: 'changeEmail',

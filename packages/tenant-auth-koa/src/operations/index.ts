@@ -13,6 +13,17 @@ import { RECOVERY_OPERATIONS } from './recovery.js';
 import { SESSION_OPERATIONS } from './sessions.js';
 import { SSO_OPERATIONS } from './sso.js';
 import { TENANT_OPERATIONS } from './tenants.js';
+import { WEBHOOK_OPERATIONS } from './webhooks.js';
+
+/**
+ * The routes of 1.2's features whose store an application's bundle may leave out (core's optional stores:
+ * factors, passkeys, SSO, API keys, webhooks): they may answer `501 feature_unavailable`.
+ */
+const withOptionalStore = (group: readonly Operation[]): Operation[] =>
+  group.map((operation) => ({
+    ...operation,
+    problems: [...(operation.problems ?? []), 'feature_unavailable'],
+  }));
 
 /**
  * @internal Every operation of the HTTP contract, one group a file, in the order the router tries them
@@ -20,7 +31,7 @@ import { TENANT_OPERATIONS } from './tenants.js';
  */
 export const OPERATIONS: readonly Operation[] = Object.freeze([
   ...AUTH_OPERATIONS,
-  ...MFA_OPERATIONS,
+  ...withOptionalStore(MFA_OPERATIONS),
   ...TENANT_OPERATIONS,
   ...SESSION_OPERATIONS,
   ...MEMBER_OPERATIONS,
@@ -29,10 +40,11 @@ export const OPERATIONS: readonly Operation[] = Object.freeze([
   ...EMAIL_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
   ...AUDIT_OPERATIONS,
-  ...SSO_OPERATIONS,
+  ...withOptionalStore(SSO_OPERATIONS),
   ...META_OPERATIONS,
-  ...PASSKEY_OPERATIONS,
-  ...API_KEY_OPERATIONS,
+  ...withOptionalStore(PASSKEY_OPERATIONS),
+  ...withOptionalStore(API_KEY_OPERATIONS),
+  ...withOptionalStore(WEBHOOK_OPERATIONS),
 ]);
 
 /** @internal Whether an operation is served (and documented) with these options. */

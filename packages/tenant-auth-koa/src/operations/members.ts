@@ -5,7 +5,11 @@ import { toMemberJson } from '../serialize.js';
 import { type BodyOf, defineOperation, type Same } from './define.js';
 
 // The role rules are core's; these routes only translate.
-true satisfies Same<BodyOf<'changeMemberRole'>['role'], Parameters<TenantAuth['changeMemberRole']>[2]>;
+true satisfies Same<
+  BodyOf<'changeMemberRole'>['role'],
+  Parameters<TenantAuth['changeMemberRole']>[2] | undefined
+>;
+true satisfies Same<Required<BodyOf<'changeMemberRole'>>['active'], boolean>;
 
 /** @internal The members of the caller's tenant and their roles. */
 export const MEMBER_OPERATIONS = [
@@ -31,15 +35,22 @@ export const MEMBER_OPERATIONS = [
     apiKeys: true,
     budget: 'general',
     tag: 'members',
-    summary: "Change a member's role.",
+    summary: "Change a member's role, or deactivate or reactivate it.",
     description:
-      'Owners and admins; only an owner grants or takes `owner`, and an admin cannot change an owner.',
+      'Owners and admins; only an owner grants or takes `owner`, and an admin cannot change an owner. `active: false` deactivates the account: its sessions, refresh tokens and the API keys it created are revoked in the same transaction, and every sign-in answers `403 account_disabled`; `active: true` restores it. The last active owner cannot be demoted or deactivated (`409 last_owner`).',
     params: { userId: 'User id.' },
     body: 'changeMemberRole',
-    success: { status: 200, body: memberSchema, description: 'The member with its new role.' },
+    success: { status: 200, body: memberSchema, description: 'The member, with its role and `active`.' },
     problems: ['not_found', 'last_owner', 'email_not_verified'],
     handler: async ({ ctx, caller, params, body }, { auth }) =>
-      toMemberJson(await auth.changeMemberRole(caller, params.userId, body.role, requestContext(ctx))),
+      toMemberJson(
+        await auth.updateMember(
+          caller,
+          params.userId,
+          { role: body.role, active: body.active },
+          requestContext(ctx),
+        ),
+      ),
   }),
   defineOperation({
     id: 'removeMember',

@@ -1,11 +1,13 @@
 import type { Context } from 'koa';
 import {
   type ConfirmTotpInput,
+  fieldError,
   type MfaCaller,
   type ReauthenticateInput,
   type SecurityPolicy,
   TenantAuthError,
   type VerifyMfaInput,
+  validationError,
 } from 'tenant-auth-core';
 import { setTokenCookies } from '../cookies.js';
 import { authenticate, keyRefused } from '../guards.js';
@@ -16,7 +18,7 @@ import {
   totpConfirmResponseSchema,
   totpSetupSchema,
 } from '../http-contract.js';
-import { requestBody } from '../json-body.js';
+import { requestBody } from '../request-body.js';
 import { requestContext } from '../request-context.js';
 import { toTokenResponse } from '../serialize.js';
 import { type BodyOf, defineOperation, type RouteSettings, type Same } from './define.js';
@@ -38,9 +40,7 @@ export async function enrollingCaller(ctx: Context, settings: RouteSettings): Pr
     typeof body === 'object' && body !== null ? (body as { mfaToken?: unknown }).mfaToken : undefined;
   if (typeof mfaToken === 'string') return { mfaToken };
   if (mfaToken !== undefined && mfaToken !== null) {
-    throw new TenantAuthError('validation_failed', 'The request is invalid.', {
-      errors: [{ field: 'mfaToken', code: 'invalid_type', message: 'mfaToken must be a string.' }],
-    });
+    throw validationError([fieldError('mfaToken', 'invalid_type', 'mfaToken must be a string.')]);
   }
   const tokenPlaces = { cookies: settings.cookies.read ? [settings.cookies.accessName] : [] };
   const verifying = authenticate(settings.auth, ctx, { tokenPlaces, origins: settings.origins });
@@ -70,7 +70,7 @@ export const MFA_OPERATIONS = [
       description: 'Logged in, `amr` `["pwd","otp","mfa"]`; cookies set.',
       cookies: 'set',
     },
-    problems: ['invalid_token', 'sso_required'],
+    problems: ['invalid_token', 'sso_required', 'account_disabled'],
     handler: async ({ ctx, body }, { auth, cookies }) => {
       const result = await auth.verifyMfa(body, requestContext(ctx));
       setTokenCookies(ctx, cookies, result);
@@ -91,7 +91,7 @@ export const MFA_OPERATIONS = [
     bodyOptional: true,
     recent: true,
     success: { status: 200, body: totpSetupSchema, description: 'The secret, shown this once.' },
-    problems: ['already_enabled', 'sso_required'],
+    problems: ['already_enabled', 'sso_required', 'account_disabled'],
     handler: async ({ ctx }, settings) =>
       settings.auth.setupTotp(await enrollingCaller(ctx, settings), requestContext(ctx)),
   }),
@@ -113,7 +113,7 @@ export const MFA_OPERATIONS = [
       description:
         'The recovery codes (`null` when the earlier ones stay), with an `mfaToken` the tokens too.',
     },
-    problems: ['sso_required'],
+    problems: ['sso_required', 'account_disabled'],
     handler: async ({ ctx, body }, settings) => {
       const caller = await enrollingCaller(ctx, settings);
       const input = { code: body.code, deviceInfo: body.deviceInfo };
@@ -160,8 +160,9 @@ export const MFA_OPERATIONS = [
     tag: 'mfa',
     summary: 'Prove who you are again: new tokens for the same session, `auth_time` now.',
     description:
-      'A user without a factor sends `password`; a user with one sends `password` and `method` + `code`. Wrong passwords count towards the per-account login throttle, wrong codes towards the second-factor budget.',
+      'A user without a factor sends `password`; a user with one sends `password` and `method` + `code`. Wrong passwords count towards the per-account login throttle, wrong codes towards the second-factor budget. A user held to single sign-on by `enforce` re-authenticates at its provider: `403 sso_required` here.',
     body: 'reauthenticate',
+    problems: ['sso_required'],
     success: {
       status: 200,
       body: tokenResponseSchema,

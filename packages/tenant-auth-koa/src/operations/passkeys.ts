@@ -35,7 +35,7 @@ export const PASSKEY_OPERATIONS = [
     bodyOptional: true,
     recent: true,
     success: { status: 200, body: creationOptionsSchema, description: 'The creation options (JSON form).' },
-    problems: ['sso_required'],
+    problems: ['sso_required', 'account_disabled'],
     handler: async ({ ctx }, settings) =>
       settings.auth.passkeyRegistrationOptions(await enrollingCaller(ctx, settings)),
   }),
@@ -56,7 +56,7 @@ export const PASSKEY_OPERATIONS = [
       body: addPasskeyResponseSchema,
       description: 'The passkey; with an `mfaToken` the tokens and recovery codes too.',
     },
-    problems: ['sso_required'],
+    problems: ['sso_required', 'account_disabled'],
     handler: async ({ ctx, body }, settings) => {
       const caller = await enrollingCaller(ctx, settings);
       const input = { credential: body.credential, name: body.name, deviceInfo: body.deviceInfo };
@@ -125,7 +125,7 @@ export const PASSKEY_OPERATIONS = [
       description: 'Logged in, `amr` `["hwk","mfa"]`; cookies set.',
       cookies: 'set',
     },
-    problems: ['invalid_credentials', 'sso_required'],
+    problems: ['invalid_credentials', 'sso_required', 'account_disabled'],
     handler: async ({ ctx, body }, { auth, cookies }) => {
       const result = await auth.loginWithPasskey(body, requestContext(ctx));
       setTokenCookies(ctx, cookies, result);

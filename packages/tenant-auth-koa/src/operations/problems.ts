@@ -1,3 +1,4 @@
+import { takesForm } from '../body-rules.js';
 import type { ProblemCode } from '../problem-codes.js';
 import type { Operation } from './define.js';
 
@@ -16,14 +17,16 @@ export function problemCodesOf(operation: Operation): ProblemCode[] {
   const codes: ProblemCode[] = [...(operation.problems ?? [])];
   if (unsafe) codes.push('validation_failed', 'invalid_json', 'payload_too_large', 'unsupported_media_type');
   if (caller !== 'none') codes.push('invalid_token');
-  // `forbidden`: a role below the route's, or an API key where keys are not accepted (API.md 1.2).
+  // `forbidden`: a role below the route's, or an API key where keys are not accepted (docs/http-api.md, "API keys").
   if (
     caller === 'admin' ||
     (!operation.apiKeys && (caller !== 'none' || operation.path.startsWith('/auth/')))
   )
     codes.push('forbidden');
   if (operation.recent) codes.push('reauthentication_required');
-  if (caller !== 'none' && unsafe) codes.push('csrf_rejected');
+  // The same-origin rule: for a cookie on an unsafe request, and for a form that is not `crossSite`.
+  const sameOriginForm = takesForm(operation.request) && operation.request?.crossSite !== true;
+  if (unsafe && (caller !== 'none' || sameOriginForm)) codes.push('csrf_rejected');
   codes.push('method_not_allowed', 'rate_limited', 'internal_error');
   if (operation.canBeUnavailable ?? true) codes.push('unavailable');
   return [...new Set(codes)];

@@ -35,7 +35,7 @@ export const RECOVERY_OPERATIONS = [
     summary: 'Set a new password from a reset link; every session is revoked.',
     body: 'resetPassword',
     success: { status: 204, description: 'Password set.' },
-    problems: ['sso_required'],
+    problems: ['sso_required', 'account_disabled'],
     handler: async ({ ctx, body }, { auth }) => {
       await auth.resetPassword(body, requestContext(ctx));
     },
@@ -46,6 +46,7 @@ export const RECOVERY_OPERATIONS = [
     path: '/auth/password/change',
     caller: 'access',
     budget: 'strict',
+    recent: true,
     tag: 'recovery',
     summary: "Change the caller's password; every other session is revoked.",
     body: 'changePassword',

@@ -1,4 +1,4 @@
-import { TenantAuthError } from 'tenant-auth-core';
+import { fieldError, validationError } from 'tenant-auth-core';
 import { revokedCountSchema, sessionListSchema } from '../http-contract.js';
 import { requestContext } from '../request-context.js';
 import { toSessionJson } from '../serialize.js';
@@ -51,9 +51,7 @@ export const SESSION_OPERATIONS = [
     handler: async ({ ctx, caller, query }, { auth }) => {
       const { except } = query;
       if (except !== undefined && except !== 'current') {
-        throw new TenantAuthError('validation_failed', 'The request is invalid.', {
-          errors: [{ field: 'except', code: 'invalid_value', message: "except must be 'current'." }],
-        });
+        throw validationError([fieldError('except', 'invalid_value', "except must be 'current'.")]);
       }
       const exceptCurrent = except === 'current';
       return { revoked: await auth.revokeAllSessions(caller, { exceptCurrent }, requestContext(ctx)) };

@@ -68,10 +68,14 @@ export interface TenantAuthSsoConnectionEntity {
   [PrimaryKeyProp]?: 'tenantId';
   /** The tenant (one connection each). */
   tenantId: string;
+  /** The connection's protocol (`oidc`, `saml`): which identity provider reads it. */
+  protocol: string;
+  /** What names its identities: the OpenID Connect issuer, the SAML IdP's entity ID. */
   issuer: string;
-  clientId: string;
-  /** The client secret, sealed (AES-256-GCM, `v1.<key id>.<iv>.<body>`); never in clear. */
-  sealedClientSecret: string;
+  /** The protocol's own settings (`jsonb`; OpenID Connect: `{ clientId }`); never a secret. */
+  settings: { [field: string]: unknown };
+  /** The protocol's secret (the client secret), sealed (AES-256-GCM, `v1.<key id>.<iv>.<body>`); never in clear. */
+  sealedSecret?: string | null;
   enforce: boolean;
   defaultRole: 'admin' | 'member';
   createdAt: Date;
@@ -85,9 +89,10 @@ export const tenantAuthSsoConnectionSchema = defineEntity({
   properties: {
     tenantId: () =>
       p.manyToOne(tenantAuthTenantSchema).mapToPk().primary().fieldName('tenant_id').deleteRule('cascade'),
+    protocol: p.text().fieldName('protocol'),
     issuer: p.text().fieldName('issuer'),
-    clientId: p.text().fieldName('client_id'),
-    sealedClientSecret: p.text().fieldName('sealed_client_secret'),
+    settings: p.json<{ [field: string]: unknown }>().fieldName('settings'),
+    sealedSecret: p.text().nullable().fieldName('sealed_secret'),
     enforce: p.boolean().fieldName('enforce'),
     defaultRole: p.enum(['admin', 'member'] as const).fieldName('default_role'),
     createdAt: p.datetime().fieldName('created_at'),
@@ -96,8 +101,8 @@ export const tenantAuthSsoConnectionSchema = defineEntity({
 });
 
 /**
- * The SSO connection table, `tenant_auth_sso_connection`: one OpenID Connect connection per tenant (its
- * primary key), going with the tenant.
+ * The SSO connection table, `tenant_auth_sso_connection`: one connection per tenant (its primary key),
+ * of any protocol (its settings in `settings`), going with the tenant.
  *
  * @example
  * const connection = await orm.em.fork().findOne(TenantAuthSsoConnection, { tenantId });

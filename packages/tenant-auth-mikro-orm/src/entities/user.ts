@@ -28,6 +28,14 @@ export interface TenantAuthUserEntity {
   /** `false` unless given: optional in `em.create`. */
   emailVerified: Opt<boolean>;
   createdAt: Date;
+  /** Consecutive wrong second-factor answers (the second-factor lock); 0 unless given. */
+  mfaFailures: Opt<number>;
+  /** How many times the second factor was locked; 0 unless given. */
+  mfaLocks: Opt<number>;
+  /** When the second-factor lock ends (or ended); `null` when it never was locked. */
+  mfaLockedUntil?: Date | null;
+  /** Whether the account may sign in (`false`: deactivated, 1.3); `true` unless given. */
+  active: Opt<boolean>;
 }
 
 /** The schema as defined, with MikroORM's inferred types: what the stores query with. Internal. */
@@ -53,6 +61,10 @@ export const tenantAuthUserSchema = defineEntity({
     role: p.enum(ROLES).fieldName('role'),
     emailVerified: p.boolean().default(false).fieldName('email_verified'),
     createdAt: p.datetime().fieldName('created_at'),
+    mfaFailures: p.integer().default(0).fieldName('mfa_failures'),
+    mfaLocks: p.integer().default(0).fieldName('mfa_locks'),
+    mfaLockedUntil: p.datetime().nullable().fieldName('mfa_locked_until'),
+    active: p.boolean().default(true).fieldName('active'),
   },
   // A tenant's members, oldest first; also what the cascade from a deleted tenant looks users up by.
   indexes: [{ name: 'tenant_auth_user_tenant_idx', properties: ['tenantId', 'createdAt'] }],
@@ -62,7 +74,8 @@ export const tenantAuthUserSchema = defineEntity({
  * The user table, `tenant_auth_user`. The email is stored normalised (lower case) and is unique across
  * all tenants; a check constraint refuses any email that is not lower case, so the unique index on
  * `email` is also unique on `lower(email)`. `role` is `owner`, `admin` or `member` (a check constraint);
- * `email_verified` defaults to false. Index: `(tenant_id, created_at)` (a tenant's members).
+ * `email_verified` defaults to false; `mfa_failures`, `mfa_locks` and `mfa_locked_until` hold the
+ * second-factor lock; `active` (default true) is false for a deactivated account. Index: `(tenant_id, created_at)` (a tenant's members).
  *
  * @example
  * const user = await orm.em.fork().findOne(TenantAuthUser, { email: 'ada@example.com' });

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The schema of tenant-auth 1.2 (issue 29), as an in-place upgrade of 1.1: sessions keep how they were
+ * The schema of tenant-auth 1.2 (docs/http-api.md, "Second factor: TOTP and recovery codes"), as an in-place upgrade of 1.1: sessions keep how they were
  * authenticated (`amr`, `auth_time`), tenants their security policy (`require_mfa`), and the second
  * factor gets its tables (TOTP factors, recovery codes, MFA challenges). A 1.1 session was made by a
  * password: `amr` `{pwd}`, `auth_time` its creation; no 1.1 tenant requires a second factor. The

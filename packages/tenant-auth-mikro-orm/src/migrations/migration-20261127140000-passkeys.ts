@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Passkeys (tenant-auth 1.2, issue 30): the passkey table (a WebAuthn credential per row, its credential
+ * Passkeys (tenant-auth 1.2, docs/http-api.md, "Passkeys (WebAuthn)"): the passkey table (a WebAuthn credential per row, its credential
  * id unique across tenants) and the WebAuthn challenge table (single use, 5 minutes; a passkey login's
  * challenge has no user). Only new tables: nothing of an existing row changes. Checked by tests against
  * the entities.

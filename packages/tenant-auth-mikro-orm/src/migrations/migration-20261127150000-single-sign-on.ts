@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The tables of single sign-on (tenant-auth 1.2, issue 31): the domains tenants claim (one tenant at most
+ * The tables of single sign-on (tenant-auth 1.2, docs/http-api.md, "Single sign-on (OpenID Connect) per tenant"): the domains tenants claim (one tenant at most
  * holds a name verified: `verified_name` unique), one OpenID Connect connection per tenant, and the
  * identities `(issuer, sub)` linked to users. Everything goes with its tenant (and an identity with its
  * user). Creates only these tables. Checked by tests against the entities.

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * API keys (tenant-auth 1.2, issue 32), as an in-place upgrade: the `tenant_auth_api_key` table (a key's
+ * API keys (tenant-auth 1.2, docs/http-api.md, "API keys"), as an in-place upgrade: the `tenant_auth_api_key` table (a key's
  * secret only as its SHA-256, unique), and `actor_type` on audit events (`user` or `api_key`: what
  * `actor_id` is). Every event before it was a user's (or nobody's): the default `user` says so, and stays
  * for rows written by other means than the stores.

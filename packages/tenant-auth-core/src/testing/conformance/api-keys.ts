@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { ApiKeyRecord } from '../../ports/api-key-store.js';
 import type { UserRecord } from '../../store-kit.js';
-import type { ApiKeyRecord } from '../../stores/api-key-store.js';
 import { at, auditEvent, hex64 } from '../fixtures.js';
 import { type ConformanceContext, inAnotherTenant } from './context.js';
 
@@ -24,6 +24,31 @@ const keyOf = (owner: UserRecord, overrides: Partial<ApiKeyRecord> = {}): ApiKey
 export function apiKeyCases({ test, stores, seedUser }: ConformanceContext): void {
   const { describe, it, expect } = test;
   const apiKeys = () => stores().apiKeys;
+
+  describe('apiKeys.deleteRetired (optional)', () => {
+    it('deletes at most batchSize keys revoked or expired before the date, oldest first, across tenants', async () => {
+      const deleteRetired = apiKeys().deleteRetired;
+      if (!deleteRetired) return;
+      const owner = await seedUser();
+      const other = await seedUser();
+      const revokedEarly = keyOf(owner, { revokedAt: at(1000) });
+      const expiredLater = keyOf(other, { expiresAt: at(2000) });
+      const recent = keyOf(owner, { revokedAt: at(9000) });
+      const expiring = keyOf(owner, { expiresAt: at(86_400_000) });
+      const active = keyOf(owner);
+      for (const key of [revokedEarly, expiredLater, recent, expiring, active]) await apiKeys().create(key);
+      const run = (batchSize: number) => deleteRetired.call(apiKeys(), { before: at(5000), batchSize });
+      expect(await run(1)).toBe(1);
+      expect(await apiKeys().findById(owner.tenantId, revokedEarly.id)).toBeNull();
+      expect(await apiKeys().findBySecretHash(revokedEarly.secretHash)).toBeNull();
+      expect(await apiKeys().findById(other.tenantId, expiredLater.id)).not.toBeNull();
+      expect(await run(10)).toBe(1);
+      expect(await apiKeys().findById(other.tenantId, expiredLater.id)).toBeNull();
+      expect(await run(10)).toBe(0);
+      for (const key of [recent, expiring, active])
+        expect(await apiKeys().findById(owner.tenantId, key.id)).toEqual(key);
+    });
+  });
 
   describe('apiKeys.create / findBySecretHash / findById', () => {
     it('stores a key and finds it by the hash of its secret and by id, as written', async () => {
@@ -134,17 +159,24 @@ export function apiKeyCases({ test, stores, seedUser }: ConformanceContext): voi
   });
 
   describe('auditEvents.append (actorType)', () => {
-    it('keeps what acted: a user or an API key', async () => {
+    it('keeps what acted: a user, an API key or the server itself (system, 1.3)', async () => {
       const owner = await seedUser();
       const byKey = auditEvent(owner.tenantId, { actorId: randomUUID(), actorType: 'api_key', at: at(2) });
       const byUser = auditEvent(owner.tenantId, { actorId: owner.id, actorType: 'user', at: at(1) });
+      const bySystem = auditEvent(owner.tenantId, {
+        type: 'webhook_disabled',
+        actorType: 'system',
+        at: at(3),
+      });
       await stores().auditEvents.append(byUser);
       await stores().auditEvents.append(byKey);
+      await stores().auditEvents.append(bySystem);
       const listed = await stores().auditEvents.list(owner.tenantId, { limit: 10 });
       expect(listed.map((e) => [e.id, e.actorType]).sort()).toEqual(
         [
           [byUser.id, 'user'],
           [byKey.id, 'api_key'],
+          [bySystem.id, 'system'],
         ].sort(),
       );
     });

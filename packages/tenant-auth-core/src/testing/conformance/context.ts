@@ -1,5 +1,5 @@
-import { isTenantAuthError, type TenantAuthErrorCode } from '../../errors.js';
-import type { TenantAuthStores, UserRecord } from '../../store-kit.js';
+import type { CompleteTenantAuthStores, UserRecord } from '../../store-kit.js';
+import { isTenantAuthError, type TenantAuthErrorCode } from '../../vocabulary/errors.js';
 import type { tenantAndOwner } from '../fixtures.js';
 import type { TestApi } from '../test-api.js';
 
@@ -14,7 +14,7 @@ import type { TestApi } from '../test-api.js';
 export interface ConformanceContext {
   test: TestApi;
   /** The stores of the running test (fresh storage per test). */
-  stores: () => TenantAuthStores;
+  stores: () => CompleteTenantAuthStores;
   /** Creates a tenant and its owner in one transaction, as registration does. */
   seed: (input: ReturnType<typeof tenantAndOwner>) => Promise<void>;
   /** Creates a tenant and its owner, committed. */

@@ -212,6 +212,21 @@ export function challengeCases({ test, stores, seedUser }: ConformanceContext): 
       expect(got.filter((x) => x !== null)).toHaveLength(1);
     });
 
+    it('deletes every challenge of a user (optional deleteChallengesForUser), not in another tenant', async () => {
+      const f = factors();
+      if (!f.deleteChallengesForUser) return; // the store does not have the optional verb
+      const u = await seedUser();
+      const v = await seedUser();
+      const [a, b, c] = [challengeOf(u), { ...challengeOf(u), purpose: 'setup' as const }, challengeOf(v)];
+      for (const x of [a, b, c]) await f.createChallenge(x);
+      expect(await f.deleteChallengesForUser(v.tenantId, u.id)).toBe(0);
+      expect(await f.findChallenge(a.tokenHash, at(1))).not.toBeNull();
+      expect(await f.deleteChallengesForUser(u.tenantId, u.id)).toBe(2);
+      expect(await f.findChallenge(a.tokenHash, at(1))).toBeNull();
+      expect(await f.findChallenge(b.tokenHash, at(1))).toBeNull();
+      expect(await f.findChallenge(c.tokenHash, at(1))).not.toBeNull();
+    });
+
     it('deletes expired challenges in batches, and goes with its user', async () => {
       const u = await seedUser();
       const old = challengeOf(u, 10);

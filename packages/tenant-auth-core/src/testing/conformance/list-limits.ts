@@ -1,7 +1,7 @@
 import { at, memberOf, oneTimeToken, sessionFor } from '../fixtures.js';
 import type { ConformanceContext } from './context.js';
 
-/** @internal Conformance cases of the `limit` option of the list methods (the bounds of issue 28, 8d). */
+/** @internal Conformance cases of the `limit` option of the list methods (the bounds of LIST_LIMITS). */
 export function listLimitCases({ test, stores, seedUser }: ConformanceContext): void {
   const { describe, it, expect } = test;
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SsoConnectionRecord } from '../../stores/sso-store.js';
+import type { SsoConnectionRecord, SsoStore } from '../../ports/sso-store.js';
 import { at } from '../fixtures.js';
 import { type ConformanceContext, inAnotherTenant } from './context.js';
 
@@ -15,9 +15,10 @@ const connectionOf = (
   overrides: Partial<SsoConnectionRecord> = {},
 ): SsoConnectionRecord => ({
   tenantId,
+  protocol: 'oidc',
   issuer: 'https://idp.example.com',
-  clientId: 'client',
-  sealedClientSecret: 'v1.k.iv.body',
+  settings: { clientId: 'client' },
+  sealedSecret: 'v1.k.iv.body',
   enforce: false,
   defaultRole: 'member',
   createdAt: at(0),
@@ -111,7 +112,7 @@ export function ssoConnectionCases({ test, stores, seedUser }: ConformanceContex
       expect(await sso().findConnection(u.tenantId)).toBeNull();
       await sso().saveConnection(connectionOf(u.tenantId));
       const replaced = connectionOf(u.tenantId, {
-        clientId: 'second',
+        settings: { clientId: 'second' },
         enforce: true,
         defaultRole: 'admin',
         updatedAt: at(9),
@@ -123,13 +124,38 @@ export function ssoConnectionCases({ test, stores, seedUser }: ConformanceContex
       expect(await sso().findConnection(u.tenantId)).toBeNull();
     });
 
-    it(inAnotherTenant('finds and deletes nothing'), async () => {
+    it('keeps any protocol with its own settings as given, and a connection without a secret', async () => {
+      const u = await seedUser();
+      await sso().saveConnection(connectionOf(u.tenantId));
+      // Another protocol replaces it: its settings nest, list and mix JSON types; no secret to seal.
+      const other = connectionOf(u.tenantId, {
+        protocol: 'saml',
+        issuer: 'https://idp.example.com/metadata',
+        settings: {
+          ssoUrl: 'https://idp.example.com/sso',
+          certificates: [{ pem: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----', bits: 2048 }],
+          signed: true,
+          note: null,
+          'odd key "quoted"': 'ünïcödé',
+        },
+        sealedSecret: null,
+        updatedAt: at(7),
+      });
+      await sso().saveConnection(other);
+      expect(await sso().findConnection(u.tenantId)).toEqual(other);
+    });
+
+    it(inAnotherTenant('finds, replaces and deletes nothing'), async () => {
       const u = await seedUser();
       const other = await seedUser();
-      await sso().saveConnection(connectionOf(u.tenantId));
+      const mine = connectionOf(u.tenantId);
+      await sso().saveConnection(mine);
       expect(await sso().findConnection(other.tenantId)).toBeNull();
       expect(await sso().deleteConnection(other.tenantId)).toBe(false);
-      expect(await sso().findConnection(u.tenantId)).not.toBeNull();
+      await sso().saveConnection(
+        connectionOf(other.tenantId, { protocol: 'saml', settings: {}, sealedSecret: null }),
+      );
+      expect(await sso().findConnection(u.tenantId)).toEqual(mine);
     });
   });
 
@@ -190,6 +216,65 @@ export function ssoConnectionCases({ test, stores, seedUser }: ConformanceContex
       await stores().tenants.delete(u.tenantId);
       expect(await sso().findVerifiedDomain(name)).toBeNull();
       expect(await sso().findConnection(u.tenantId)).toBeNull();
+    });
+  });
+}
+
+/** @internal Conformance cases of `sso.useOnce` and `sso.deleteExpiredUsedOnce` (optional verbs: skipped when absent). */
+export function ssoUseOnceCases({ test, stores, seedUser }: ConformanceContext): void {
+  const { describe, it, expect } = test;
+  const sso = () => stores().sso;
+  const useOnce = (...args: Parameters<NonNullable<SsoStore['useOnce']>>) => {
+    const verb = sso().useOnce;
+    return verb ? verb.call(sso(), ...args) : Promise.resolve(null);
+  };
+  const id = () => `state-${randomUUID()}`;
+
+  describe('sso.useOnce / deleteExpiredUsedOnce', () => {
+    it('is true the first time only, per kind', async () => {
+      if (!sso().useOnce) return;
+      const u = await seedUser();
+      const key = { tenantId: u.tenantId, kind: 'state' as const, id: id() };
+      expect(await useOnce(key, at(60_000))).toBe(true);
+      expect(await useOnce(key, at(60_000))).toBe(false);
+      expect(await useOnce({ ...key, kind: 'assertion' }, at(60_000))).toBe(true);
+      expect(await useOnce({ ...key, id: `${key.id}x` }, at(60_000))).toBe(true);
+    });
+
+    it('of concurrent uses of one key, exactly one is true', async () => {
+      if (!sso().useOnce) return;
+      const u = await seedUser();
+      const key = { tenantId: u.tenantId, kind: 'assertion' as const, id: id() };
+      const results = await Promise.all(Array.from({ length: 5 }, () => useOnce(key, at(60_000))));
+      expect(results.filter((r) => r === true)).toHaveLength(1);
+    });
+
+    it('deletes expired marks only, in batches; a deleted mark can be used again', async () => {
+      const verb = sso().deleteExpiredUsedOnce;
+      if (!sso().useOnce || !verb) return;
+      const u = await seedUser();
+      const expired = [id(), id(), id()];
+      for (const e of expired) await useOnce({ tenantId: u.tenantId, kind: 'state', id: e }, at(1_000));
+      const live = { tenantId: u.tenantId, kind: 'state' as const, id: id() };
+      await useOnce(live, at(9_000_000_000_000));
+      const deleteExpired = (batchSize: number) => verb.call(sso(), { expiredBefore: at(2_000), batchSize });
+      expect(await deleteExpired(2)).toBe(2);
+      // Other tests' marks may expire before at(2_000) too: at least ours are gone after enough batches.
+      while ((await deleteExpired(100)) > 0);
+      expect(await useOnce(live, at(9_000_000_000_000))).toBe(false);
+      expect(
+        await useOnce({ tenantId: u.tenantId, kind: 'state', id: expired[0] as string }, at(1_000)),
+      ).toBe(true);
+    });
+
+    it(inAnotherTenant('the same id is a key of its own'), async () => {
+      if (!sso().useOnce) return;
+      const u = await seedUser();
+      const other = await seedUser();
+      const shared = id();
+      expect(await useOnce({ tenantId: u.tenantId, kind: 'state', id: shared }, at(60_000))).toBe(true);
+      expect(await useOnce({ tenantId: other.tenantId, kind: 'state', id: shared }, at(60_000))).toBe(true);
+      expect(await useOnce({ tenantId: other.tenantId, kind: 'state', id: shared }, at(60_000))).toBe(false);
     });
   });
 }
