@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFakeIdp, type FakeIdp } from '../../../test-support/saml/fake-idp.js';
 import {
   CORPUS_USER,
   createSamlCorpusWorld,
   SAML_CORPUS,
   type SamlCorpusWorld,
-} from '../../../test-support/saml/saml-corpus.js';
+} from 'tenant-auth-core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFakeIdp, type FakeIdp } from '../../../test-support/saml/fake-idp.js';
 import { selfSignedCertificate } from '../../../test-support/saml/x509.js';
 import { xmlCryptoSigner } from '../../../test-support/saml/xml-crypto-signer.js';
 import { startTxtDnsServer, type TxtDnsServer } from './helpers/dns-txt.js';

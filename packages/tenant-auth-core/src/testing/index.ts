@@ -6,6 +6,22 @@ export type { Clock } from '../vocabulary/clock.js';
 export { ManualClock } from './manual-clock.js';
 export type { RateLimitStoreConformanceOptions } from './rate-limit-store-conformance.js';
 export { runRateLimitStoreConformance } from './rate-limit-store-conformance.js';
+export type {
+  SamlCorpusCase,
+  SamlCorpusExpectation,
+  SamlCorpusServiceProvider,
+  SamlCorpusWorld,
+  SamlCorpusWorldOptions,
+  SamlSigner,
+} from './saml/saml-corpus.js';
+export {
+  CORPUS_ATTACKER,
+  CORPUS_USER,
+  corpusConnection,
+  createSamlCorpusWorld,
+  SAML_CORPUS,
+} from './saml/saml-corpus.js';
+export type { TestCertificate } from './saml/x509.js';
 export type { StoreConformanceOptions } from './store-conformance.js';
 export { runStoreConformance } from './store-conformance.js';
 export type { Assertions, TestApi } from './test-api.js';

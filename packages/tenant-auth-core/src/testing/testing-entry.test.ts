@@ -31,4 +31,22 @@ describe('tenant-auth-core/testing', () => {
     // (records, errors, roles) and the ports (the store contracts); no mechanism, use case or facade.
     expect(files.filter((f) => !/^(testing|vocabulary|ports)\/|^store-kit\.ts$/.test(f))).toEqual([]);
   });
+
+  it('exports the SAML corpus with nothing but node:crypto under it: an application brings its own XML library', async () => {
+    const saml = [...reachable(resolve(here, 'index.ts'))].filter((f) => f.includes('/testing/saml/'));
+    expect(saml.map((f) => f.slice(here.length + 1)).sort()).toEqual([
+      'saml/saml-builder.ts',
+      'saml/saml-corpus.ts',
+      'saml/x509.ts',
+    ]);
+    for (const file of saml) {
+      const packages = [...readFileSync(file, 'utf8').matchAll(/from '([^.][^']*)'/g)].map(
+        ([, name]) => name,
+      );
+      expect(packages.filter((name) => name !== 'node:crypto')).toEqual([]);
+    }
+    const testing = await import('./index.js');
+    expect(testing.SAML_CORPUS.length).toBeGreaterThan(20);
+    expect(typeof testing.createSamlCorpusWorld).toBe('function');
+  });
 });

@@ -1,11 +1,7 @@
 import { createRequire } from 'node:module';
 import { type CacheProvider, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import { corpusConnection, createSamlCorpusWorld, SAML_CORPUS } from 'tenant-auth-core/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  corpusConnection,
-  createSamlCorpusWorld,
-  SAML_CORPUS,
-} from '../../../../../test-support/saml/saml-corpus.js';
 import { xmlCryptoSigner } from '../../../../../test-support/saml/xml-crypto-signer.js';
 
 /*

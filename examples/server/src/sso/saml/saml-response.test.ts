@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
 import {
   CORPUS_USER,
   corpusConnection,
   createSamlCorpusWorld,
   SAML_CORPUS,
   type SamlCorpusWorld,
-} from '../../../../../test-support/saml/saml-corpus.js';
+} from 'tenant-auth-core/testing';
+import { describe, expect, it } from 'vitest';
 import { xmlCryptoSigner } from '../../../../../test-support/saml/xml-crypto-signer.js';
 import { CLOCK_SKEW_MS, MAX_RESPONSE_BYTES, validateSamlResponse } from './saml-response.js';
 

@@ -34,6 +34,17 @@ import { selfSignedCertificate, type TestCertificate } from './x509.js';
  * Signs for the corpus: an enveloped XML signature (exclusive canonicalization, one reference to `#id`)
  * over `xml`, an element whose `ID` is `id`. Returns the `<Signature>` element alone; the corpus puts it
  * where SAML's schema wants it (after the element's `Issuer`), or somewhere an attacker would.
+ *
+ * @example
+ * // SignedXml: xml-crypto's, or any XML signature library's equivalent.
+ * const signer: SamlSigner = {
+ *   sign({ xml, id, privateKey, signatureAlgorithm, digestAlgorithm }) {
+ *     const sig = new SignedXml({ privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }), signatureAlgorithm, canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#' });
+ *     sig.addReference({ xpath: `//*[@ID='${id}']`, digestAlgorithm, transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'] });
+ *     sig.computeSignature(xml);
+ *     return sig.getSignatureXml();
+ *   },
+ * };
  */
 export interface SamlSigner {
   sign(input: {
@@ -49,13 +60,25 @@ export interface SamlSigner {
   }): string;
 }
 
-/** A service provider: one tenant's entity ID and assertion consumer service. */
+/**
+ * A service provider: one tenant's entity ID and assertion consumer service.
+ *
+ * @example
+ * const { entityId, acsUrl }: SamlCorpusServiceProvider = world.sp;
+ */
 export interface SamlCorpusServiceProvider {
   entityId: string;
   acsUrl: string;
 }
 
-/** Everything a case is built from: an identity provider, the tenant's service provider, the request the browser's state holds. */
+/**
+ * Everything a case is built from: an identity provider, the tenant's service provider, the request the
+ * browser's state holds.
+ *
+ * @example
+ * const world: SamlCorpusWorld = createSamlCorpusWorld({ signer });
+ * const result = await myAcsCheck(SAML_CORPUS[0].samlResponse(world), corpusConnection(world), world.sp, world.requestId, world.now);
+ */
 export interface SamlCorpusWorld {
   /** The instant the response check runs at (its clock). */
   now: Date;
@@ -82,7 +105,13 @@ export interface SamlCorpusWorld {
   signer: SamlSigner;
 }
 
-/** The connection the world's responses are checked against. */
+/**
+ * The connection the world's responses are checked against: the identity provider's entity ID, its
+ * sign-in URL and the two certificates it may sign with (key rollover).
+ *
+ * @example
+ * const { entityId, certificates } = corpusConnection(world);
+ */
 export function corpusConnection(world: SamlCorpusWorld) {
   return {
     entityId: world.idp.entityId,
@@ -91,7 +120,12 @@ export function corpusConnection(world: SamlCorpusWorld) {
   };
 }
 
-/** Options of {@link createSamlCorpusWorld}. */
+/**
+ * Options of {@link createSamlCorpusWorld}.
+ *
+ * @example
+ * const options: SamlCorpusWorldOptions = { signer, publicUrl: 'https://auth.example.com' };
+ */
 export interface SamlCorpusWorldOptions {
   signer: SamlSigner;
   /** Default: now. */
@@ -133,17 +167,38 @@ export function createSamlCorpusWorld(options: SamlCorpusWorldOptions): SamlCorp
   };
 }
 
-/** The user the identity provider signs in (in the tenant's verified domain). */
+/**
+ * The user the identity provider signs in (in the tenant's verified domain).
+ *
+ * @example
+ * if (result.ok) expect(result.email).toBe(CORPUS_USER);
+ */
 export const CORPUS_USER = 'alice@example.com';
-/** The attacker's own account at the same identity provider: the assertions a wrapping attack starts from. */
+/**
+ * The attacker's own account at the same identity provider: the assertions a wrapping attack starts from.
+ *
+ * @example
+ * if (result.ok) expect(result.email).not.toBe(CORPUS_ATTACKER);
+ */
 export const CORPUS_ATTACKER = 'mallory@example.com';
 
-/** What a correct response check answers. */
+/**
+ * What a correct response check answers: the subject and address of an accepted response, or the port's
+ * failure code (`ProviderFailure`) of a refused one.
+ *
+ * @example
+ * const refused = (e: SamlCorpusExpectation) => !e.ok && e.reason === 'invalid_response';
+ */
 export type SamlCorpusExpectation =
   | { ok: true; subject: string; email: string }
   | { ok: false; reason: 'invalid_response' | 'idp_error' | 'invalid_state' };
 
-/** One case of the corpus. */
+/**
+ * One case of the corpus.
+ *
+ * @example
+ * const hostile: SamlCorpusCase[] = SAML_CORPUS.filter((c) => !c.expect.ok);
+ */
 export interface SamlCorpusCase {
   /** Stable, kebab-case. */
   name: string;
@@ -275,6 +330,14 @@ function attackersSignedResponse(world: SamlCorpusWorld) {
 /**
  * The corpus. Every hostile case differs from an accepted response in the one way it names, so a check
  * that lacks that defence accepts it.
+ *
+ * @example
+ * for (const c of SAML_CORPUS) {
+ *   it(c.name, async () => {
+ *     const result = await myAcsCheck(c.samlResponse(world), corpusConnection(world), world.sp, world.requestId, world.now);
+ *     expect(result.ok ? { ok: true, subject: result.subject, email: result.email } : { ok: false, reason: result.reason }).toEqual(c.expect);
+ *   });
+ * }
  */
 export const SAML_CORPUS: readonly SamlCorpusCase[] = [
   // Accepted: the shapes real identity providers send.

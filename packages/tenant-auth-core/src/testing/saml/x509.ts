@@ -56,7 +56,12 @@ function time(date: Date): Buffer {
 
 const name = (commonName: string) => sequence(set(sequence(oid('2.5.4.3'), utf8(commonName))));
 
-/** A certificate and the key it certifies. */
+/**
+ * A certificate and the key it certifies (made in the test, self-signed).
+ *
+ * @example
+ * const { pem, privateKey }: TestCertificate = world.idp.signing;
+ */
 export interface TestCertificate {
   /** PEM, with its `-----BEGIN CERTIFICATE-----` lines. */
   pem: string;

@@ -1,0 +1,3 @@
+// Moved to tenant-auth-core's testing entry point (the corpus is published there); re-exported for the
+// repository's own test support.
+export * from '../../packages/tenant-auth-core/src/testing/saml/x509.js';
