@@ -267,6 +267,37 @@ describe.each(backends)('SAML single sign-on on $name', ({ name }) => {
       expect(ssoErrorCode(await postAcs(url, tenant.tenantId, form, mine.stateCookie))).toBe('invalid_state');
     });
 
+    it.runIf(name === 'postgres')(
+      'refuses at a second instance on the same database a response the first accepted (the marks of used states and assertions are shared)',
+      async () => {
+        const other = await startTestServer({
+          DATABASE_URL: db?.url ?? '',
+          DNS_SERVERS: dns.address,
+          OUTBOUND_ALLOW_LOOPBACK: 'true',
+        });
+        try {
+          const tenant = await samlTenant(url, dns, fields);
+          const email = `ada@${tenant.domain}`;
+          const { request, stateCookie } = await startSaml(url, email);
+          const form = {
+            SAMLResponse: idp.response({ sp: tenant.sp, inResponseTo: request.id, user: { nameId: email } }),
+            RelayState: request.relayState,
+          };
+          // Started at this instance, finished at the other: the state opens on any instance.
+          const first = await postAcs(other.baseUrl, tenant.tenantId, form, stateCookie);
+          expect(ssoErrorCode(first)).toBeNull();
+          expect(signedIn(first)).not.toBe('');
+          // The same post (state cookie, RelayState, assertion) here: refused, no session, since the
+          // other instance marked the state and the assertion used in the database.
+          const replayed = await postAcs(url, tenant.tenantId, form, stateCookie);
+          expect(ssoErrorCode(replayed)).toBe('invalid_state');
+          expect(signedIn(replayed)).toBe('');
+        } finally {
+          await other.close();
+        }
+      },
+    );
+
     it('refuses an unsolicited (IdP-initiated) response (invalid_state)', async () => {
       const tenant = await samlTenant(url, dns, fields);
       const email = `ada@${tenant.domain}`;
