@@ -1177,6 +1177,101 @@ export interface ApiKeyList {
 }
 
 /**
+ * One line of the tenant's group-to-role mapping: the members of the group named `group` get at least `role`.
+ *
+ * @example
+ * const example: ScimGroupRole = {
+ *   group: '…',
+ *   role: 'admin',
+ * };
+ */
+export interface ScimGroupRole {
+  /**
+   * A group's `displayName`, exact match.
+   */
+  group: string;
+  role: 'admin' | 'member';
+}
+
+/**
+ * The tenant's SCIM connection (never the token).
+ *
+ * @example
+ * const example: ScimSettings = {
+ *   enabled: true,
+ *   baseUrl: '…',
+ *   createdAt: null,
+ *   lastUsedAt: null,
+ *   groupRoles: [],
+ * };
+ */
+export interface ScimSettings {
+  /**
+   * Whether a token exists: the directory can connect.
+   */
+  enabled: boolean;
+  /**
+   * `PUBLIC_URL/scim/v2`: the base URL a directory is given.
+   */
+  baseUrl: string;
+  createdAt: string | null;
+  lastUsedAt: string | null;
+  groupRoles: ScimGroupRole[];
+}
+
+/**
+ * The body of `GET /tenants/me/scim`.
+ *
+ * @example
+ * const example: ScimResponse = {
+ *   scim: {
+ *     enabled: true,
+ *     baseUrl: '…',
+ *     createdAt: null,
+ *     lastUsedAt: null,
+ *     groupRoles: [],
+ *   },
+ * };
+ */
+export interface ScimResponse {
+  scim: ScimSettings;
+}
+
+/**
+ * The body of `POST /tenants/me/scim/token`: the token, shown this once.
+ *
+ * @example
+ * const example: CreatedScimToken = {
+ *   token: '…',
+ *   createdAt: '2026-05-01T12:00:00.000Z',
+ *   baseUrl: '…',
+ * };
+ */
+export interface CreatedScimToken {
+  /**
+   * `tas_` and 43 base64url characters: shown this once, never again.
+   */
+  token: string;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  createdAt: string;
+  baseUrl: string;
+}
+
+/**
+ * The body of `PUT /tenants/me/scim/group-roles`, and its answer.
+ *
+ * @example
+ * const example: ScimGroupRoles = {
+ *   groupRoles: [],
+ * };
+ */
+export interface ScimGroupRoles {
+  groupRoles: ScimGroupRole[];
+}
+
+/**
  * A webhook endpoint of the tenant; it holds no secret.
  *
  * @example
@@ -2448,7 +2543,11 @@ export type OperationId =
   | 'updateWebhook'
   | 'deleteWebhook'
   | 'testWebhook'
-  | 'listWebhookDeliveries';
+  | 'listWebhookDeliveries'
+  | 'createScimToken'
+  | 'getScim'
+  | 'revokeScimToken'
+  | 'setScimGroupRoles';
 
 /**
  * How to call an operation: method, path (with `{param}` placeholders) under the prefix, the token it takes (`access`: the access token; `refresh`: a refresh token; `none`), and the status of success.
@@ -2553,6 +2652,10 @@ export const OPERATIONS: Readonly<Record<OperationId, OperationSpec>> = {
     auth: 'access',
     success: 200,
   },
+  createScimToken: { method: 'POST', path: '/tenants/me/scim/token', auth: 'access', success: 201 },
+  getScim: { method: 'GET', path: '/tenants/me/scim', auth: 'access', success: 200 },
+  revokeScimToken: { method: 'DELETE', path: '/tenants/me/scim/token', auth: 'access', success: 204 },
+  setScimGroupRoles: { method: 'PUT', path: '/tenants/me/scim/group-roles', auth: 'access', success: 200 },
 };
 
 /**
@@ -2773,4 +2876,12 @@ export interface OperationTypes {
     params: { id: string };
     response: WebhookDeliveryPage;
   };
+  /** POST /tenants/me/scim/token: Create the tenant's SCIM token; it is in this answer only. */
+  createScimToken: { body: undefined; query: undefined; params: undefined; response: CreatedScimToken };
+  /** GET /tenants/me/scim: The tenant's SCIM connection (never the token). */
+  getScim: { body: undefined; query: undefined; params: undefined; response: ScimResponse };
+  /** DELETE /tenants/me/scim/token: Revoke the tenant's SCIM token. */
+  revokeScimToken: { body: undefined; query: undefined; params: undefined; response: undefined };
+  /** PUT /tenants/me/scim/group-roles: Replace the group-to-role mapping. */
+  setScimGroupRoles: { body: ScimGroupRoles; query: undefined; params: undefined; response: ScimGroupRoles };
 }
