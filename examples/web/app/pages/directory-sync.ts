@@ -65,7 +65,7 @@ function groupRoleRow(line: ScimGroupRole, index: number, remove: () => void): H
     h('td', {}, role, h('p', { class: 'field-error', id: `${roleId}-error`, hidden: true })),
     h(
       'td',
-      { class: 'actions' },
+      {},
       h(
         'button',
         { type: 'button', class: 'secondary small', 'aria-label': `Remove group ${n}`, onclick: remove },
@@ -91,6 +91,27 @@ function groupRolesForm(saved: ScimGroupRole[]): HTMLFormElement {
     { class: 'muted', id: 'no-group-roles' },
     'No group mapped: provisioned users are members.',
   );
+  const table = h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { id: 'group-roles' },
+      h('caption', { class: 'visually-hidden' }, 'Roles given by directory groups'),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Group (display name)'),
+          h('th', { scope: 'col' }, 'Role'),
+          h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+        ),
+      ),
+      body,
+    ),
+  );
   const draw = (lines: ScimGroupRole[]) => {
     body.replaceChildren(
       ...lines.map((line, index) =>
@@ -103,6 +124,7 @@ function groupRolesForm(saved: ScimGroupRole[]): HTMLFormElement {
       ),
     );
     empty.hidden = lines.length > 0;
+    table.hidden = lines.length === 0;
   };
   const add = h(
     'button',
@@ -121,27 +143,7 @@ function groupRolesForm(saved: ScimGroupRole[]): HTMLFormElement {
     h(
       'form',
       { 'aria-labelledby': 'group-roles-title' },
-      h(
-        'div',
-        { class: 'table-wrap' },
-        h(
-          'table',
-          { id: 'group-roles' },
-          h('caption', { class: 'visually-hidden' }, 'Roles given by directory groups'),
-          h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              h('th', { scope: 'col' }, 'Group (display name)'),
-              h('th', { scope: 'col' }, 'Role'),
-              h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-            ),
-          ),
-          body,
-        ),
-      ),
+      table,
       empty,
       formAlert(),
       h('div', { class: 'actions' }, add, h('button', { type: 'submit' }, 'Save group roles')),
