@@ -1177,101 +1177,6 @@ export interface ApiKeyList {
 }
 
 /**
- * One line of the tenant's group-to-role mapping: the members of the group named `group` get at least `role`.
- *
- * @example
- * const example: ScimGroupRole = {
- *   group: '…',
- *   role: 'admin',
- * };
- */
-export interface ScimGroupRole {
-  /**
-   * A group's `displayName`, exact match.
-   */
-  group: string;
-  role: 'admin' | 'member';
-}
-
-/**
- * The tenant's SCIM connection (never the token).
- *
- * @example
- * const example: ScimSettings = {
- *   enabled: true,
- *   baseUrl: '…',
- *   createdAt: null,
- *   lastUsedAt: null,
- *   groupRoles: [],
- * };
- */
-export interface ScimSettings {
-  /**
-   * Whether a token exists: the directory can connect.
-   */
-  enabled: boolean;
-  /**
-   * `PUBLIC_URL/scim/v2`: the base URL a directory is given.
-   */
-  baseUrl: string;
-  createdAt: string | null;
-  lastUsedAt: string | null;
-  groupRoles: ScimGroupRole[];
-}
-
-/**
- * The body of `GET /tenants/me/scim`.
- *
- * @example
- * const example: ScimResponse = {
- *   scim: {
- *     enabled: true,
- *     baseUrl: '…',
- *     createdAt: null,
- *     lastUsedAt: null,
- *     groupRoles: [],
- *   },
- * };
- */
-export interface ScimResponse {
-  scim: ScimSettings;
-}
-
-/**
- * The body of `POST /tenants/me/scim/token`: the token, shown this once.
- *
- * @example
- * const example: CreatedScimToken = {
- *   token: '…',
- *   createdAt: '2026-05-01T12:00:00.000Z',
- *   baseUrl: '…',
- * };
- */
-export interface CreatedScimToken {
-  /**
-   * `tas_` and 43 base64url characters: shown this once, never again.
-   */
-  token: string;
-  /**
-   * ISO 8601 date-time, UTC.
-   */
-  createdAt: string;
-  baseUrl: string;
-}
-
-/**
- * The body of `PUT /tenants/me/scim/group-roles`, and its answer.
- *
- * @example
- * const example: ScimGroupRoles = {
- *   groupRoles: [],
- * };
- */
-export interface ScimGroupRoles {
-  groupRoles: ScimGroupRole[];
-}
-
-/**
  * A webhook endpoint of the tenant; it holds no secret.
  *
  * @example
@@ -1451,6 +1356,101 @@ export interface WebhookDeliveryPage {
    * The `before` of the next page; null on the last.
    */
   next: string | null;
+}
+
+/**
+ * The body of `POST /tenants/me/scim/token`.
+ *
+ * @example
+ * const example: CreatedScimToken = {
+ *   token: 'the-token-of-the-link',
+ *   createdAt: '2026-05-01T12:00:00.000Z',
+ *   baseUrl: '…',
+ * };
+ */
+export interface CreatedScimToken {
+  /**
+   * `tas_` and 256 random bits (base64url): shown this once, never again.
+   *
+   * Matches `^tas_[A-Za-z0-9_-]{43}$`.
+   */
+  token: string;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  createdAt: string;
+  /**
+   * Where the directory connects: `PUBLIC_URL + "/scim/v2"`.
+   */
+  baseUrl: string;
+}
+
+/**
+ * A group of the directory and the role its members get.
+ *
+ * @example
+ * const example: ScimGroupRole = {
+ *   group: '…',
+ *   role: 'admin',
+ * };
+ */
+export interface ScimGroupRole {
+  /**
+   * A group's `displayName` (exact match).
+   */
+  group: string;
+  /**
+   * Never `owner`: owners are made by owners.
+   */
+  role: 'admin' | 'member';
+}
+
+/**
+ * The body of `GET /tenants/me/scim`.
+ *
+ * @example
+ * const example: ScimSettings = {
+ *   scim: {
+ *     enabled: true,
+ *     baseUrl: '…',
+ *     createdAt: null,
+ *     lastUsedAt: null,
+ *     groupRoles: [],
+ *   },
+ * };
+ */
+export interface ScimSettings {
+  scim: {
+    /**
+     * Whether a token exists: the directory can connect.
+     */
+    enabled: boolean;
+    /**
+     * Where the directory connects: `PUBLIC_URL + "/scim/v2"`.
+     */
+    baseUrl: string;
+    /**
+     * When the current token was created.
+     */
+    createdAt: string | null;
+    /**
+     * When the token last authenticated a request (to the minute).
+     */
+    lastUsedAt: string | null;
+    groupRoles: ScimGroupRole[];
+  };
+}
+
+/**
+ * The group-to-role mapping.
+ *
+ * @example
+ * const example: ScimGroupRoles = {
+ *   groupRoles: [],
+ * };
+ */
+export interface ScimGroupRoles {
+  groupRoles: ScimGroupRole[];
 }
 
 /**
@@ -2410,6 +2410,27 @@ export interface UpdateWebhookRequest {
 }
 
 /**
+ * The body of `PUT /tenants/me/scim/group-roles`.
+ *
+ * @example
+ * const example: SetScimGroupRolesRequest = {
+ *   groupRoles: [],
+ * };
+ */
+export interface SetScimGroupRolesRequest {
+  groupRoles: Array<{
+    /**
+     * At most 256 characters.
+     */
+    group: string;
+    /**
+     * `admin` or `member` (`owner` is `invalid_role`).
+     */
+    role: string;
+  }>;
+}
+
+/**
  * The query of `DELETE /sessions`.
  *
  * @example
@@ -2545,8 +2566,8 @@ export type OperationId =
   | 'testWebhook'
   | 'listWebhookDeliveries'
   | 'createScimToken'
-  | 'getScim'
   | 'revokeScimToken'
+  | 'getScim'
   | 'setScimGroupRoles';
 
 /**
@@ -2653,8 +2674,8 @@ export const OPERATIONS: Readonly<Record<OperationId, OperationSpec>> = {
     success: 200,
   },
   createScimToken: { method: 'POST', path: '/tenants/me/scim/token', auth: 'access', success: 201 },
-  getScim: { method: 'GET', path: '/tenants/me/scim', auth: 'access', success: 200 },
   revokeScimToken: { method: 'DELETE', path: '/tenants/me/scim/token', auth: 'access', success: 204 },
+  getScim: { method: 'GET', path: '/tenants/me/scim', auth: 'access', success: 200 },
   setScimGroupRoles: { method: 'PUT', path: '/tenants/me/scim/group-roles', auth: 'access', success: 200 },
 };
 
@@ -2876,12 +2897,17 @@ export interface OperationTypes {
     params: { id: string };
     response: WebhookDeliveryPage;
   };
-  /** POST /tenants/me/scim/token: Create the tenant's SCIM token; it is in this answer only. */
+  /** POST /tenants/me/scim/token: Create the tenant's SCIM token (owner); it is in this answer only. */
   createScimToken: { body: undefined; query: undefined; params: undefined; response: CreatedScimToken };
-  /** GET /tenants/me/scim: The tenant's SCIM connection (never the token). */
-  getScim: { body: undefined; query: undefined; params: undefined; response: ScimResponse };
-  /** DELETE /tenants/me/scim/token: Revoke the tenant's SCIM token. */
+  /** DELETE /tenants/me/scim/token: Delete the tenant's SCIM token (owner): requests with it are refused at once. */
   revokeScimToken: { body: undefined; query: undefined; params: undefined; response: undefined };
-  /** PUT /tenants/me/scim/group-roles: Replace the group-to-role mapping. */
-  setScimGroupRoles: { body: ScimGroupRoles; query: undefined; params: undefined; response: ScimGroupRoles };
+  /** GET /tenants/me/scim: The tenant's SCIM connection (never the token). */
+  getScim: { body: undefined; query: undefined; params: undefined; response: ScimSettings };
+  /** PUT /tenants/me/scim/group-roles: Replace the tenant's group-to-role mapping (owner); every provisioned user's role follows. */
+  setScimGroupRoles: {
+    body: SetScimGroupRolesRequest;
+    query: undefined;
+    params: undefined;
+    response: ScimGroupRoles;
+  };
 }
