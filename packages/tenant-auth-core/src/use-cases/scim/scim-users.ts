@@ -9,6 +9,7 @@ import { normalizeEmail } from '../../mechanisms/inputs/email.js';
 import type { Services } from '../../mechanisms/services.js';
 import { domainOf } from '../../mechanisms/sso/domain-names.js';
 import { NO_PASSWORD } from '../../mechanisms/sso/no-password.js';
+import { heldToSso, revokeSessionsSsoDidNotMake } from '../../mechanisms/sso/sso-hold.js';
 import type { ScimGroupRecord } from '../../ports/scim-store.js';
 import type { CompleteTransactionStores } from '../../ports/tenant-auth-stores.js';
 import { errorOf, fieldError, notFound, validationError } from '../../vocabulary/errors.js';
@@ -220,6 +221,13 @@ export function createScimUsers(
           const holder = await tx.users.findByEmail(fields.email);
           if (holder && holder.id !== user.id) throw emailTaken();
           await tx.users.changeEmail(tenantId, user.id, fields.email);
+          // Links sent to the old address stop working, as for any change of address.
+          await tx.oneTimeTokens.revokeForUser(tenantId, user.id, 'password_reset');
+          await tx.oneTimeTokens.revokeForUser(tenantId, user.id, 'email_verification');
+          // An address its tenant enforces SSO for holds the user: its other sessions end with the change
+          // (docs/http-api.md, "Rules that change in 1.3": held users stay held).
+          if (await heldToSso(tx, { ...user, email: fields.email }))
+            sessionsEnded = (await revokeSessionsSsoDidNotMake(tx, user, now)) > 0;
           changed = true;
         }
         const { email: _email, active, ...names } = fields;
@@ -239,7 +247,7 @@ export function createScimUsers(
         }
         if (changed || namesChange)
           await record({ type: 'scim_user_updated', ...base(tenantId, user.id, context) });
-        sessionsEnded = await applyActive(tx, record, user, active, context);
+        if (await applyActive(tx, record, user, active, context)) sessionsEnded = true;
         return (await scimUserById(tx, tenantId, user.id)).scimUser;
       });
       if (sessionsEnded) cache.forgetAll();

@@ -317,6 +317,23 @@ describe('changing users (PUT/PATCH /Users/:id)', () => {
     expect(types).toEqual([['scim', dan.id]]);
   });
 
+  it('an address moved into a domain the tenant enforces SSO for ends the user’s password sessions', async () => {
+    const { t, ada, directory } = await withDirectory();
+    const bob = await join(t, ada.claims, 'bob@outside.test', 'member');
+    const cy = await join(t, ada.claims, 'cy@outside.test', 'member');
+    const move = (userId: string, email: string) =>
+      t.auth.updateScimUser(directory, userId, (u) => ({ ...u, email }));
+    // Without enforce, a move holds no one.
+    await move(cy.user.id, 'cy@acme.test');
+    expect(await code(t.auth.refresh(cy.refreshToken))).toBe('ok');
+    const connection = await t.stores.sso.findConnection(ada.user.tenantId);
+    if (!connection) throw new Error('no connection');
+    await t.stores.sso.saveConnection({ ...connection, enforce: true });
+    await move(bob.user.id, 'bob@acme.test');
+    expect(await code(t.auth.refresh(bob.refreshToken))).toBe('invalid_token');
+    expect(await code(t.auth.login({ email: 'bob@acme.test', password: PASSWORD }))).toBe('sso_required');
+  });
+
   it('active false deactivates (sessions and refresh tokens with it), true reactivates', async () => {
     const { t, ada, directory } = await withDirectory();
     const bob = await join(t, ada.claims, 'bob@acme.test', 'member');
