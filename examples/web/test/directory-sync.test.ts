@@ -188,6 +188,14 @@ describe('the example web app: directory sync', () => {
     await go(page, 'Members');
     await expect.poll(() => page.getByLabel(`Role of ${grace}`).inputValue()).toBe('admin');
 
+    // The audit log names the directory as the actor of its writes, and holds no token.
+    await go(page, 'Audit log');
+    const provisioned = page.locator('tr[data-event="scim_user_created"]');
+    await provisioned.waitFor();
+    expect(await provisioned.textContent()).toContain('Your directory (SCIM)');
+    expect(await page.locator('tr[data-event="scim_token_created"]').count()).toBe(1);
+    expect(await page.content()).not.toContain(token);
+
     // Revoked: the directory is refused at once.
     await go(page, 'Directory sync');
     await page.getByRole('button', { name: 'Revoke token' }).click();
