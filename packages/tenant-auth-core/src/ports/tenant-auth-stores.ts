@@ -13,6 +13,7 @@ import type { Role } from '../vocabulary/roles.js';
 import type { ApiKeyStore } from './api-key-store.js';
 import type { FactorStore } from './factor-store.js';
 import type { PasskeyStore } from './passkey-store.js';
+import type { ScimStore } from './scim-store.js';
 import type { SealedValuePage } from './sealed-value-page.js';
 import type { SsoStore } from './sso-store.js';
 import type { WebhookStore } from './webhook-store.js';
@@ -422,6 +423,8 @@ export interface TransactionStores {
   readonly apiKeys?: ApiKeyStore;
   /** Webhook endpoints and deliveries (1.3). */
   readonly webhooks?: WebhookStore;
+  /** SCIM provisioning: tokens, group-to-role mappings, directory profiles, groups (1.3). */
+  readonly scim?: ScimStore;
 }
 
 /**
