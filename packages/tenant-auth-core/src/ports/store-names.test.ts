@@ -13,6 +13,7 @@ describe('STORE_NAMES, the one list of the stores', () => {
       'sso',
       'apiKeys',
       'webhooks',
+      'scim',
     ]);
   });
 

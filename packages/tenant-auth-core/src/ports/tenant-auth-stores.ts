@@ -41,7 +41,8 @@ export interface TenantStore {
   lock(tenantId: string): Promise<boolean>;
   /**
    * Deletes a tenant with everything that belongs to it: users, sessions, one-time tokens, second
-   * factors, audit events, its domains, its SSO connection and identities. Returns whether a tenant was deleted.
+   * factors, audit events, its domains, its SSO connection and identities, its SCIM token, profiles and
+   * groups. Returns whether a tenant was deleted.
    */
   delete(tenantId: string): Promise<boolean>;
   /**
@@ -85,7 +86,7 @@ export interface UserStore {
   changeEmail(tenantId: string, userId: string, email: string): Promise<boolean>;
   /**
    * Deletes a user of that tenant with its sessions, its second factors and challenges, its SSO
-   * identities, and the one-time tokens issued for it. Returns whether a user was deleted.
+   * identities, its SCIM profile and group memberships, and the one-time tokens issued for it. Returns whether a user was deleted.
    */
   delete(tenantId: string, userId: string): Promise<boolean>;
   /**
@@ -423,7 +424,7 @@ export interface TransactionStores {
   readonly apiKeys?: ApiKeyStore;
   /** Webhook endpoints and deliveries (1.3). */
   readonly webhooks?: WebhookStore;
-  /** SCIM provisioning: tokens, group-to-role mappings, directory profiles, groups (1.3). */
+  /** SCIM provisioning: the tenant's token, group-to-role mapping, directory profiles and groups (1.3). */
   readonly scim?: ScimStore;
 }
 
@@ -463,6 +464,7 @@ export interface CompleteTransactionStores extends TransactionStores {
   readonly sso: SsoStore;
   readonly apiKeys: ApiKeyStore;
   readonly webhooks: WebhookStore;
+  readonly scim: ScimStore;
 }
 
 /**
