@@ -7,7 +7,7 @@ import { groupFromScim, groupReplacedFromScim, groupToScim } from './group-resou
 import { listResponse, parseListQuery } from './list-response.js';
 import { ScimError, scimErrorBodyOf } from './scim-error.js';
 import type { ScimGroup, ScimGroupFields, ScimUser, ScimUserFields } from './scim-records.js';
-import { asciiLower, isJsonObject } from './scim-values.js';
+import { asciiLower } from './scim-values.js';
 import { BASE_URL } from './test-helpers.js';
 import { applyUserPatch } from './user-patch.js';
 import { userFromScim, userReplacedFromScim, userToScim } from './user-resource.js';
