@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import {
   type AccessClaims,
+  type IdentityProvider,
   isTenantAuthError,
   MemoryRateLimitStore,
   type RateLimitStore,
@@ -36,6 +37,18 @@ const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 const txt = new Map<string, string[][]>();
+
+/** Domain verification needs SSO configured; no test here signs in through a provider. */
+const unusedProvider: IdentityProvider = {
+  protocol: 'oidc',
+  returnsBy: 'query',
+  stateParameter: 'state',
+  checkInput: () => [],
+  configure: async () => ({ ok: true, issuer: 'https://idp.test', settings: {}, secret: null }),
+  describe: () => ({}),
+  start: async () => ({ url: 'https://idp.test/', kept: {} }),
+  finish: async () => ({ ok: false, reason: 'not used' }) as never,
+};
 let server: Running | undefined;
 
 afterEach(async () => {
@@ -50,9 +63,13 @@ interface Started {
   logged: { level: string; line: unknown }[];
 }
 
-async function start(scim: Partial<ScimOptions> | undefined = {}): Promise<Started> {
+async function start(scim: Partial<ScimOptions> | null = {}): Promise<Started> {
   const t = createTestAuth({
-    sso: { providers: [], domainResolver: { resolveTxt: async (n) => txt.get(n) ?? [] }, appUrl: ORIGIN },
+    sso: {
+      providers: [unusedProvider],
+      domainResolver: { resolveTxt: async (n) => txt.get(n) ?? [] },
+      appUrl: ORIGIN,
+    },
   });
   const responses: ResponseInfo[] = [];
   const logged: Started['logged'] = [];
@@ -65,7 +82,7 @@ async function start(scim: Partial<ScimOptions> | undefined = {}): Promise<Start
     auth: t.auth,
     logger,
     onResponse: (info) => responses.push(info),
-    ...(scim === undefined ? {} : { scim: { baseUrl: BASE_URL, ...scim } }),
+    ...(scim === null ? {} : { scim: { baseUrl: BASE_URL, ...scim } }),
   });
   const app = new Koa();
   app.use(tenantAuth.middleware());
@@ -126,7 +143,7 @@ const userBody = (userName: string) => JSON.stringify({ schemas: [USER_SCHEMA], 
 
 describe('the SCIM token routes under the prefix', () => {
   it('answer 501 feature_unavailable, and nothing is served at /scim/v2, without the scim option', async () => {
-    const started = await start(undefined);
+    const started = await start(null);
     const registered = await started.t.auth.register({ email: 'owner@solo.test', password: PASSWORD });
     const res = await fetch(`${started.url}/api/v1/tenants/me/scim`, {
       headers: { authorization: `Bearer ${registered.accessToken}` },
