@@ -571,7 +571,13 @@ export type AuditEventType =
   | 'webhook_created'
   | 'webhook_updated'
   | 'webhook_deleted'
-  | 'webhook_disabled';
+  | 'webhook_disabled'
+  | 'scim_user_created'
+  | 'scim_user_updated'
+  | 'scim_user_deleted'
+  | 'scim_group_changed'
+  | 'scim_token_created'
+  | 'scim_token_revoked';
 
 /**
  * Every {@link AuditEventType}, in the order of the contract.
@@ -626,15 +632,21 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'webhook_updated',
   'webhook_deleted',
   'webhook_disabled',
+  'scim_user_created',
+  'scim_user_updated',
+  'scim_user_deleted',
+  'scim_group_changed',
+  'scim_token_created',
+  'scim_token_revoked',
 ];
 
 /**
- * What `actorId` is: a `user`, an `api_key`, or the server itself (`system`, `actorId` null).
+ * What `actorId` is: a `user`, an `api_key`, the server itself (`system`, `actorId` null), or the tenant's directory (`scim`, `actorId` null).
  *
  * @example
  * const example: ActorType = 'user';
  */
-export type ActorType = 'user' | 'api_key' | 'system';
+export type ActorType = 'user' | 'api_key' | 'system' | 'scim';
 
 /**
  * Every {@link ActorType}, in the order of the contract.
@@ -642,7 +654,7 @@ export type ActorType = 'user' | 'api_key' | 'system';
  * @example
  * if (ACTOR_TYPES.includes(value as ActorType)) use(value as ActorType);
  */
-export const ACTOR_TYPES: readonly ActorType[] = ['user', 'api_key', 'system'];
+export const ACTOR_TYPES: readonly ActorType[] = ['user', 'api_key', 'system', 'scim'];
 
 /**
  * One security event of the tenant; it holds no secret.
@@ -1455,7 +1467,9 @@ export type FieldErrorCode =
   | 'invalid_metadata'
   | 'invalid_certificate'
   | 'invalid_url'
-  | 'invalid_event';
+  | 'invalid_event'
+  | 'domain_not_verified'
+  | 'unknown_user';
 
 /**
  * Every {@link FieldErrorCode}, in the order of the contract.
@@ -1484,6 +1498,8 @@ export const FIELD_ERROR_CODES: readonly FieldErrorCode[] = [
   'invalid_certificate',
   'invalid_url',
   'invalid_event',
+  'domain_not_verified',
+  'unknown_user',
 ];
 
 /**

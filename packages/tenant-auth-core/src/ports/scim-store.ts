@@ -107,13 +107,23 @@ export interface ScimStore {
     query: { displayName?: string; offset: number; limit: number },
   ): Promise<{ total: number; groups: ScimGroupRecord[] }>;
   /** Renames a group of the tenant and sets its `updatedAt`. Returns whether it exists. */
-  updateGroup(tenantId: string, groupId: string, change: { displayName: string; updatedAt: Date }): Promise<boolean>;
+  updateGroup(
+    tenantId: string,
+    groupId: string,
+    change: { displayName: string; updatedAt: Date },
+  ): Promise<boolean>;
   /** Deletes a group of the tenant with its memberships. Returns whether it existed. */
   deleteGroup(tenantId: string, groupId: string): Promise<boolean>;
   /** Replaces the members of a group of the tenant (users of the tenant, no duplicates). */
   setGroupMembers(tenantId: string, groupId: string, userIds: readonly string[]): Promise<void>;
   /** The memberships of those groups of the tenant, ordered by group, then user id. */
-  listGroupMembers(tenantId: string, groupIds: readonly string[]): Promise<{ groupId: string; userId: string }[]>;
+  listGroupMembers(
+    tenantId: string,
+    groupIds: readonly string[],
+  ): Promise<{ groupId: string; userId: string }[]>;
   /** The groups those users of the tenant belong to, ordered by user, then group `displayName`. */
-  groupsOfUsers(tenantId: string, userIds: readonly string[]): Promise<{ userId: string; group: ScimGroupRecord }[]>;
+  groupsOfUsers(
+    tenantId: string,
+    userIds: readonly string[],
+  ): Promise<{ userId: string; group: ScimGroupRecord }[]>;
 }

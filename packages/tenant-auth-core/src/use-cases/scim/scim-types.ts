@@ -30,7 +30,10 @@ export interface TenantAuthScim {
    * at once: `tas_` and 43 base64url characters, answered this once (stored as SHA-256). Audited
    * `scim_token_created`. Fails with `forbidden`, `reauthentication_required`.
    */
-  createScimToken(claims: AccessClaims, context?: RequestContext): Promise<{ token: string; createdAt: Date }>;
+  createScimToken(
+    claims: AccessClaims,
+    context?: RequestContext,
+  ): Promise<{ token: string; createdAt: Date }>;
   /** The tenant's SCIM connection, never the token (admin). */
   getScimSettings(principal: Principal): Promise<ScimSettings>;
   /**
@@ -100,7 +103,11 @@ export interface TenantAuthScim {
    * Creates a group with its members; their roles follow. Fails with `validation_failed`
    * (`displayName`; `members`: `unknown_user` for an id that is no user of the tenant).
    */
-  createScimGroup(directory: ScimClaims, fields: ScimGroupFields, context?: RequestContext): Promise<ScimGroup>;
+  createScimGroup(
+    directory: ScimClaims,
+    fields: ScimGroupFields,
+    context?: RequestContext,
+  ): Promise<ScimGroup>;
   /**
    * Changes a group: `change` gets the group as the transaction reads it and answers its new fields; the
    * roles of the members added and removed follow, in the same transaction. Fails with `not_found`,
