@@ -164,8 +164,11 @@ function scimStoreContract(open: () => Promise<{ orm: CoreMikroORM; close: () =>
     expect(await scim.findProfiles(a.tenantId, [ada.id, a.id, 'nope'])).toEqual([
       profileOf(ada, { externalId: 'e-2', managed: false, updatedAt: at(5) }),
     ]);
-    // Another tenant's id for the user: nothing written, nothing read.
-    await scim.saveProfile(profileOf(ada, { tenantId: b.tenantId, externalId: 'hijack' }));
+    // Another tenant's id for the user: refused, nothing written, nothing read.
+    await expect(
+      scim.saveProfile(profileOf(ada, { tenantId: b.tenantId, externalId: 'hijack' })),
+    ).rejects.toThrow();
+    await expect(scim.saveProfile(profileOf(ada, { userId: 'not-a-uuid' }))).rejects.toThrow();
     expect(await scim.findProfiles(b.tenantId, [ada.id])).toEqual([]);
     expect(await scim.findUserIdsByExternalId(b.tenantId, 'hijack')).toEqual([]);
     expect((await scim.findProfiles(a.tenantId, [ada.id]))[0]?.externalId).toBe('e-2');
@@ -237,15 +240,20 @@ function scimStoreContract(open: () => Promise<{ orm: CoreMikroORM; close: () =>
       updatedAt: at(9),
     });
 
-    // Another tenant's user is no member; another tenant's group takes no member of this one.
-    await scim.setGroupMembers(a.tenantId, group.id, [ada.id, eve.id, bob.id, 'junk']);
-    await scim.setGroupMembers(a.tenantId, theirs.id, [ada.id]);
-    await scim.setGroupMembers(b.tenantId, group.id, [eve.id]);
+    await scim.setGroupMembers(a.tenantId, group.id, [ada.id, bob.id]);
     const sorted = [ada.id, bob.id].sort();
-    expect(await scim.listGroupMembers(a.tenantId, [group.id, theirs.id])).toEqual(
-      sorted.map((userId) => ({ groupId: group.id, userId })),
-    );
+    const both = sorted.map((userId) => ({ groupId: group.id, userId }));
+    expect(await scim.listGroupMembers(a.tenantId, [group.id, theirs.id])).toEqual(both);
+    // Another tenant's user, an id of no user, another tenant's group: refused, and nothing changed (the
+    // delete that came first is undone).
+    await expect(scim.setGroupMembers(a.tenantId, group.id, [bob.id, eve.id])).rejects.toThrow();
+    await expect(scim.setGroupMembers(a.tenantId, group.id, [bob.id, 'junk'])).rejects.toThrow();
+    await expect(scim.setGroupMembers(a.tenantId, theirs.id, [ada.id])).rejects.toThrow();
+    await expect(scim.setGroupMembers(b.tenantId, group.id, [eve.id])).rejects.toThrow();
+    await expect(scim.setGroupMembers(b.tenantId, group.id, [])).rejects.toThrow();
+    expect(await scim.listGroupMembers(a.tenantId, [group.id, theirs.id])).toEqual(both);
     expect(await scim.listGroupMembers(b.tenantId, [group.id, theirs.id])).toEqual([]);
+    expect(await countRows(orm, 'tenant_auth_scim_group_member')).toBe(2);
     await scim.setGroupMembers(a.tenantId, group.id, [bob.id]);
     expect(await scim.listGroupMembers(a.tenantId, [group.id])).toEqual([
       { groupId: group.id, userId: bob.id },

@@ -92,7 +92,7 @@ function checkPage(page: { offset: number; limit: number }): void {
 /**
  * @internal `ScimStore` in SQL. Every statement that takes a tenant has it in its `WHERE` (a membership or
  * profile is written only through a join with the tenant's user and group, so another tenant's ids write
- * nothing); the profile and memberships of a user go with it (foreign keys, `on delete cascade`), as
+ * nothing, and such a call is refused, as the memory store refuses it); the profile and memberships of a user go with it (foreign keys, `on delete cascade`), as
  * everything goes with its tenant. Replacing a mapping or a group's members is a delete and an insert in one
  * transaction (the caller's, when it runs in one). `displayName eq` compares `lower(display_name collate
  * "C")`: ASCII case only, through its index; groups of a user are ordered by `displayName` in the "C"
@@ -174,9 +174,9 @@ from jsonb_array_elements(?::jsonb) with ordinality as line(value, n)`,
 
     saveProfile: (profile) =>
       guarded(async () => {
-        if (!isUuid(profile.tenantId) || !isUuid(profile.userId)) return;
-        // Only for a user of that tenant: the row comes from the user's.
-        await driver.execute(
+        if (!isUuid(profile.tenantId) || !isUuid(profile.userId)) throw new TypeError('unknown user');
+        // Only for a user of that tenant: the row comes from the user's (none: refused, as core never asks it).
+        const written = await driver.execute(
           `insert into ${profiles()} (user_id, tenant_id, external_id, given_name, family_name, formatted_name,
   display_name, managed, updated_at)
 select u.id, u.tenant_id, ?, ?, ?, ?, ?, ?, ?::timestamptz from ${users()} u where u.id = ? and u.tenant_id = ?
@@ -195,6 +195,7 @@ on conflict (user_id) do update set external_id = excluded.external_id, given_na
             profile.tenantId,
           ],
         );
+        if (written === 0) throw new TypeError('unknown user');
       }),
     findProfiles: (tenantId, userIds) =>
       guarded(async () => {
@@ -307,22 +308,30 @@ values (?, ?, ?, ?::timestamptz, ?::timestamptz)`,
       }),
     setGroupMembers: (tenantId, groupId, userIds) =>
       guarded(async () => {
-        if (!isUuid(tenantId) || !isUuid(groupId)) return;
+        if (!isUuid(tenantId) || !isUuid(groupId)) throw new TypeError('unknown group');
+        const wanted = new Set(userIds);
         await driver.transaction(async (tx) => {
+          const [group] = await tx.rows<{ id: string }>(
+            `select id from ${tableOf(tx, 'tenant_auth_scim_group')} where tenant_id = ? and id = ?`,
+            [tenantId, groupId],
+          );
+          if (!group) throw new TypeError('unknown group');
           await tx.execute(`delete from ${members(tx)} where tenant_id = ? and group_id = ?`, [
             tenantId,
             groupId,
           ]);
-          if (!userIds.some(isUuid)) return;
-          // Only the tenant's users, into the tenant's group: the rows come from a join of both.
-          await tx.execute(
+          if (wanted.size === 0) return;
+          // Only the tenant's users, into the tenant's group: the rows come from a join of both. Another
+          // tenant's user (which core refuses first) is refused here too, and the transaction undone.
+          const added = await tx.execute(
             `insert into ${members(tx)} (group_id, user_id, tenant_id)
 select g.id, u.id, g.tenant_id from ${tableOf(tx, 'tenant_auth_scim_group')} g
 join ${users(tx)} u on u.tenant_id = g.tenant_id
 where g.tenant_id = ? and g.id = ? and u.id = any(?::uuid[])
 on conflict do nothing`,
-            [tenantId, groupId, uuidArray(userIds)],
+            [tenantId, groupId, uuidArray([...wanted])],
           );
+          if (added !== wanted.size) throw new TypeError('unknown user');
         });
       }),
     listGroupMembers: (tenantId, groupIds) =>
