@@ -63,8 +63,9 @@ interface Started {
   logged: { level: string; line: unknown }[];
 }
 
-async function start(scim: Partial<ScimOptions> | null = {}): Promise<Started> {
+async function start(scim: Partial<ScimOptions> | null = {}, general?: number): Promise<Started> {
   const t = createTestAuth({
+    ...(general === undefined ? {} : { rateLimit: { general, strict: 100 } }),
     sso: {
       providers: [unusedProvider],
       domainResolver: { resolveTxt: async (n) => txt.get(n) ?? [] },
@@ -301,6 +302,16 @@ describe('/scim/v2', () => {
     for (let i = 0; i < 3; i++)
       expect((await scim(down.url, tenant.token, 'GET', '/Schemas')).status).toBe(200);
     expect(down.logged.filter((l) => l.level === 'warn')).toHaveLength(1);
+  });
+
+  it("counts tokens that do not verify against the address's general budget, and valid ones never", async () => {
+    const started = await start({}, 3);
+    const { token } = await directory(started); // the token route spends 1 of the address's 3
+    for (let i = 0; i < 5; i++) expect((await scim(started.url, token, 'GET', '/Schemas')).status).toBe(200);
+    await expectScimError(await scim(started.url, `tas_${'y'.repeat(43)}`, 'GET', '/Users'), 401);
+    await expectScimError(await scim(started.url, `tas_${'z'.repeat(43)}`, 'GET', '/Users'), 401);
+    await expectScimError(await scim(started.url, `tas_${'w'.repeat(43)}`, 'GET', '/Users'), 429);
+    expect((await scim(started.url, token, 'GET', '/Users')).status).toBe(200);
   });
 
   it('tells the response hook the route template, never the id', async () => {
