@@ -75,6 +75,34 @@ export function countActiveOwners(
 }
 
 /**
+ * @internal Refuses with `last_owner` a change that would take the tenant's last active owner away (a
+ * demotion, a deactivation, a removal of `target`): call it under the tenant lock, where the count holds.
+ *
+ * @example
+ * await assertNotLastActiveOwner(tx, target);
+ */
+export async function assertNotLastActiveOwner(
+  tx: Pick<CompleteTransactionStores, 'users'>,
+  target: Pick<UserRecord, 'tenantId' | 'role' | 'active'>,
+): Promise<void> {
+  if (target.role === 'owner' && isActive(target) && (await countActiveOwners(tx, target.tenantId)) <= 1)
+    throw errorOf('last_owner');
+}
+
+/**
+ * @internal Removes a member of its tenant (an admin's `DELETE /tenants/me/members/:userId`, a directory's
+ * `DELETE /Users/:id`), under the tenant lock its caller holds: never the last active owner; the account
+ * goes with its sessions in this transaction, so no request of it passes a session check once it commits.
+ */
+export async function removeUser(
+  tx: Pick<CompleteTransactionStores, 'users'>,
+  target: Pick<UserRecord, 'tenantId' | 'id' | 'role' | 'active'>,
+): Promise<void> {
+  await assertNotLastActiveOwner(tx, target);
+  await tx.users.delete(target.tenantId, target.id);
+}
+
+/**
  * @internal Deactivates a user inside its caller's transaction (which holds the tenant lock): the flag, its
  * sessions (and so its refresh tokens) and the API keys it created, all revoked in this one transaction.
  */
