@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import {
   type AccessClaims,
+  createMemoryStores,
   type IdentityProvider,
   isTenantAuthError,
   MemoryRateLimitStore,
@@ -325,6 +326,23 @@ describe('/scim/v2', () => {
       status: 404,
     });
     expect(JSON.stringify(started.responses)).not.toContain(id);
+  });
+
+  it('answers 501 in SCIM form when the stores have no SCIM store', async () => {
+    const { scim: _scim, ...stores } = createMemoryStores();
+    const t = createTestAuth({ stores });
+    const app = new Koa();
+    app.use(
+      createCheckedTenantAuthKoa({ auth: t.auth, logger: quiet, scim: { baseUrl: BASE_URL } }).middleware(),
+    );
+    server = await listen(app);
+    await expectScimError(await scim(server.url, `tas_${'v'.repeat(43)}`, 'GET', '/Users'), 501);
+    const registered = await t.auth.register({ email: 'owner@bare.test', password: PASSWORD });
+    const res = await fetch(`${server.url}/api/v1/tenants/me/scim`, {
+      headers: { authorization: `Bearer ${registered.accessToken}` },
+    });
+    expect(res.status).toBe(501);
+    expect(await json(res)).toMatchObject({ code: 'feature_unavailable' });
   });
 
   it('is mounted at the path of its base URL, or at the path the option says', async () => {
