@@ -309,29 +309,30 @@ values (?, ?, ?, ?::timestamptz, ?::timestamptz)`,
     setGroupMembers: (tenantId, groupId, userIds) =>
       guarded(async () => {
         if (!isUuid(tenantId) || !isUuid(groupId)) throw new TypeError('unknown group');
-        const wanted = new Set(userIds);
+        const wanted = [...new Set(userIds)];
         await driver.transaction(async (tx) => {
-          const [group] = await tx.rows<{ id: string }>(
-            `select id from ${tableOf(tx, 'tenant_auth_scim_group')} where tenant_id = ? and id = ?`,
-            [tenantId, groupId],
+          // Another tenant's group or user (which core refuses first) is refused here too, before any change.
+          const [found] = await tx.rows<{ groups: number | string; users: number | string }>(
+            `select (select count(*) from ${tableOf(tx, 'tenant_auth_scim_group')} where tenant_id = ? and id = ?) as groups,
+  (select count(*) from ${users(tx)} where tenant_id = ? and id = any(?::uuid[])) as users`,
+            [tenantId, groupId, tenantId, uuidArray(wanted)],
           );
-          if (!group) throw new TypeError('unknown group');
+          if (Number(found?.groups) !== 1) throw new TypeError('unknown group');
+          if (Number(found?.users) !== wanted.length) throw new TypeError('unknown user');
           await tx.execute(`delete from ${members(tx)} where tenant_id = ? and group_id = ?`, [
             tenantId,
             groupId,
           ]);
-          if (wanted.size === 0) return;
-          // Only the tenant's users, into the tenant's group: the rows come from a join of both. Another
-          // tenant's user (which core refuses first) is refused here too, and the transaction undone.
-          const added = await tx.execute(
+          if (wanted.length === 0) return;
+          // The rows come from a join of the tenant's group and users: nothing of another tenant's.
+          await tx.execute(
             `insert into ${members(tx)} (group_id, user_id, tenant_id)
 select g.id, u.id, g.tenant_id from ${tableOf(tx, 'tenant_auth_scim_group')} g
 join ${users(tx)} u on u.tenant_id = g.tenant_id
 where g.tenant_id = ? and g.id = ? and u.id = any(?::uuid[])
 on conflict do nothing`,
-            [tenantId, groupId, uuidArray([...wanted])],
+            [tenantId, groupId, uuidArray(wanted)],
           );
-          if (added !== wanted.size) throw new TypeError('unknown user');
         });
       }),
     listGroupMembers: (tenantId, groupIds) =>
