@@ -3,6 +3,8 @@ import type { CompleteTransactionStores, UserStore } from '../ports/tenant-auth-
 import { errorOf, TenantAuthError } from '../vocabulary/errors.js';
 import type { UserRecord } from '../vocabulary/records.js';
 import type { Role } from '../vocabulary/roles.js';
+import type { ApiKeyRevocations } from './api-key-revocations.js';
+import type { ActiveSessionCache } from './sessions/active-session-cache.js';
 
 // Deactivation (docs/http-api.md, "Errors added in 1.3"): a deactivated account keeps its data but signs in
 // no more. Every sign-in path asks `assertActive` once the credential is proven (the right password is
@@ -123,4 +125,17 @@ export async function reactivateUser(
   user: Pick<UserRecord, 'tenantId' | 'id'>,
 ): Promise<void> {
   await setActiveOf(tx.users)(user.tenantId, user.id, true);
+}
+
+/**
+ * @internal Once a change that ended a user's access is committed (deactivated, removed): this process's
+ * caches forget what they trusted, the active sessions and the verified API keys alike, so that neither a
+ * session nor a key of that user is accepted here again.
+ */
+export function forgetEndedAccess(services: {
+  cache: Pick<ActiveSessionCache, 'forgetAll'>;
+  apiKeyRevocations: ApiKeyRevocations;
+}): void {
+  services.cache.forgetAll();
+  services.apiKeyRevocations.bump();
 }

@@ -9,6 +9,7 @@ import {
 import {
   assertNotLastActiveOwner,
   deactivateUser,
+  forgetEndedAccess,
   isActive,
   reactivateUser,
   removeUser,
@@ -57,7 +58,7 @@ export interface UpdateMemberInput {
 
 /** @internal Listing members, changing their roles, removing them. */
 export function createMembership(services: Services) {
-  const { stores, events, cache, clock } = services;
+  const { stores, events, clock } = services;
 
   /** Runs a change to one member under the tenant lock, with the caller re-read inside it. */
   async function underLock<T>(
@@ -136,7 +137,7 @@ export function createMembership(services: Services) {
       }
       return memberOf({ ...target, role, active });
     });
-    if (sessionsEnded) cache.forgetAll();
+    if (sessionsEnded) forgetEndedAccess(services);
     return member;
   }
 
@@ -179,7 +180,7 @@ export function createMembership(services: Services) {
         };
         await record({ type: 'member_removed', ...events.base(parties, context) });
       });
-      cache.forgetAll();
+      forgetEndedAccess(services);
     },
   };
 }
