@@ -365,6 +365,52 @@ describe.each(backends)('SCIM 2.0 provisioning on $name', ({ name }) => {
     expect(read.body.active).toBe(true);
   });
 
+  it('a patch refused by a rule after some of its writes (the last owner) writes none of them', async () => {
+    const tenant = await directoryTenant();
+    const before = await scim<ScimUserJson>(tenant.token, 'GET', `/Users/${tenant.ownerId}`);
+    // The names are written first in the transaction; deactivating the last active owner then fails.
+    const refused = await scim(
+      tenant.token,
+      'PATCH',
+      `/Users/${tenant.ownerId}`,
+      patchOf(
+        { op: 'replace', path: 'displayName', value: 'Renamed' },
+        { op: 'replace', path: 'externalId', value: 'ext-owner' },
+        { op: 'replace', path: 'active', value: false },
+      ),
+    );
+    expectScimError(refused, 409, 'mutability');
+    const after = await scim<ScimUserJson>(tenant.token, 'GET', `/Users/${tenant.ownerId}`);
+    expect(after.body).toEqual(before.body);
+  });
+
+  it('never changes the address of an owner or of a user it does not manage (403): its token takes over no account', async () => {
+    const tenant = await directoryTenant(newDomain(), [], true);
+    const member = await invitedMember(tenant.ownerToken, `dee@${tenant.domain}`);
+    for (const id of [tenant.ownerId, member.user.id]) {
+      const moved = await scim(
+        tenant.token,
+        'PATCH',
+        `/Users/${id}`,
+        patchOf({ op: 'replace', path: 'userName', value: `mallory@${tenant.domain}` }),
+      );
+      expectScimError(moved, 403);
+    }
+    // Linked by a POST, the owner is the directory's, and still its address is not.
+    expect((await scim(tenant.token, 'POST', '/Users', newUser(tenant.email))).status).toBe(201);
+    const linkedOwner = await scim(
+      tenant.token,
+      'PATCH',
+      `/Users/${tenant.ownerId}`,
+      patchOf({ op: 'replace', path: 'userName', value: `mallory@${tenant.domain}` }),
+    );
+    expectScimError(linkedOwner, 403);
+    const login = await api(url, '/auth/login', { body: { email: tenant.email, password: PASSWORD } });
+    expect(login.status).toBe(200);
+    const me = await api<{ email: string }>(url, '/users/me', { token: member.accessToken });
+    expect(me.body.email).toBe(`dee@${tenant.domain}`);
+  });
+
   it('the last active owner cannot be deactivated or removed (409 mutability)', async () => {
     const tenant = await directoryTenant();
     const off = await scim(

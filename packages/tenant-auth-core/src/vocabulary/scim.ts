@@ -108,6 +108,11 @@ export interface ScimSettings {
 export interface ScimClaims {
   actorType: 'scim';
   tenantId: string;
+  /**
+   * The SHA-256 (hex) of the token that was verified: every write checks, under the tenant lock, that it
+   * is still the tenant's token, so a write queued behind a rotation or a revocation is refused too.
+   */
+  tokenHash: string;
 }
 
 /**

@@ -19,7 +19,8 @@ export function tenantOf(directory: ScimClaims): string {
 /**
  * @internal Runs a directory's write as every one runs (docs/http-api.md, "SCIM 2.0 provisioning per
  * tenant"): one transaction, under the tenant lock (serialised per tenant), its events recorded in it. A
- * tenant deleted meanwhile is `invalid_token`, as its token is gone with it.
+ * tenant deleted meanwhile is `invalid_token`, as its token is gone with it; so is a token revoked or
+ * replaced since it was verified (the revocation takes the same lock: a write queued behind it stops too).
  */
 export function directoryWrite<T>(
   events: EventLog,
@@ -29,6 +30,8 @@ export function directoryWrite<T>(
   const tenantId = tenantOf(directory);
   return events.transaction(async (tx, record) => {
     if (!(await tx.tenants.lock(tenantId))) throw invalidToken();
+    const current = await tx.scim.findToken(tenantId);
+    if (!current || current.tokenHash !== directory.tokenHash) throw invalidToken();
     return fn(tx, record, tenantId);
   });
 }

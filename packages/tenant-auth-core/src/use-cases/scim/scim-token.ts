@@ -110,7 +110,7 @@ export function createScimConnection(
         // Only the current token is touched: one replaced meanwhile stays as it is.
         await stores.scim.touchToken(found.tenantId, tokenHash, now);
       }
-      return { actorType: 'scim', tenantId: found.tenantId };
+      return { actorType: 'scim', tenantId: found.tenantId, tokenHash };
     },
   };
 }

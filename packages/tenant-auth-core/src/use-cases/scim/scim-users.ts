@@ -1,6 +1,7 @@
 import {
   assertNotLastActiveOwner,
   deactivateUser,
+  forgetEndedAccess,
   isActive,
   reactivateUser,
   removeUser,
@@ -12,7 +13,7 @@ import { NO_PASSWORD } from '../../mechanisms/sso/no-password.js';
 import { heldToSso, revokeSessionsSsoDidNotMake } from '../../mechanisms/sso/sso-hold.js';
 import type { ScimGroupRecord } from '../../ports/scim-store.js';
 import type { CompleteTransactionStores } from '../../ports/tenant-auth-stores.js';
-import { errorOf, fieldError, notFound, validationError } from '../../vocabulary/errors.js';
+import { errorOf, fieldError, notFound, TenantAuthError, validationError } from '../../vocabulary/errors.js';
 import { normalizeUuid, uuidv7 } from '../../vocabulary/ids.js';
 import type { RequestContext, UserRecord } from '../../vocabulary/records.js';
 import type {
@@ -58,6 +59,12 @@ async function scimUserById(
 }
 
 const emailTaken = () => errorOf('email_taken');
+/** `403 forbidden`: the address of an owner, or of a user the directory does not manage, is not the directory's to change. */
+const addressNotTheDirectorys = () =>
+  new TenantAuthError(
+    'forbidden',
+    "A directory changes the address of the users it manages only, never an owner's.",
+  );
 
 /**
  * An address the directory may give a user of the tenant: in one of the tenant's verified domains
@@ -88,7 +95,7 @@ export function createScimUsers(
   TenantAuthScim,
   'getScimUser' | 'listScimUsers' | 'createScimUser' | 'updateScimUser' | 'deleteScimUser'
 > {
-  const { stores, clock, random, events, cache } = services;
+  const { stores, clock, random, events } = services;
   const base = (tenantId: string, subjectId: string, context: RequestContext) =>
     events.base({ tenantId, subjectId, ...DIRECTORY }, context);
 
@@ -203,7 +210,7 @@ export function createScimUsers(
         const { scimUser } = await scimUserById(tx, tenantId, user.id);
         return { user: scimUser, linked: existing !== null };
       });
-      if (sessionsEnded) cache.forgetAll();
+      if (sessionsEnded) forgetEndedAccess(services);
       return result;
     },
 
@@ -215,7 +222,12 @@ export function createScimUsers(
         const fields = parseUserFields(change(scimUser));
         const now = clock.now();
         let changed = false;
+        const [profile] = await tx.scim.findProfiles(tenantId, [user.id]);
         if (fields.email !== user.email) {
+          // The address is how an account is recovered: a directory changes only the addresses of the users
+          // it manages, never an owner's (owners are made, and kept, by owners), so that its token cannot
+          // take over an account it did not provision by changing its address and resetting its password.
+          if (user.role === 'owner' || !profile?.managed) throw addressNotTheDirectorys();
           // userName and the work email are one address: the same rules as a new user's.
           await assertOwnDomain(tx, tenantId, fields.email);
           const holder = await tx.users.findByEmail(fields.email);
@@ -231,7 +243,6 @@ export function createScimUsers(
           changed = true;
         }
         const { email: _email, active, ...names } = fields;
-        const [profile] = await tx.scim.findProfiles(tenantId, [user.id]);
         const namesChange = (Object.keys(names) as (keyof typeof names)[]).some(
           (k) => names[k] !== scimUser[k],
         );
@@ -250,7 +261,7 @@ export function createScimUsers(
         if (await applyActive(tx, record, user, active, context)) sessionsEnded = true;
         return (await scimUserById(tx, tenantId, user.id)).scimUser;
       });
-      if (sessionsEnded) cache.forgetAll();
+      if (sessionsEnded) forgetEndedAccess(services);
       return result;
     },
 
@@ -261,7 +272,7 @@ export function createScimUsers(
         await removeUser(tx, user);
         await record({ type: 'scim_user_deleted', ...base(tenantId, user.id, context) });
       });
-      cache.forgetAll();
+      forgetEndedAccess(services);
     },
   };
 }

@@ -63,7 +63,7 @@ describe('the SCIM token (POST/DELETE /tenants/me/scim/token)', () => {
   it('is tas_ and 43 base64url characters, stored only as its SHA-256, and names its tenant', async () => {
     const { t, ada, token, directory } = await withDirectory();
     expect(token).toMatch(/^tas_[A-Za-z0-9_-]{43}$/);
-    expect(directory).toEqual({ actorType: 'scim', tenantId: ada.user.tenantId });
+    expect(directory).toEqual({ actorType: 'scim', tenantId: ada.user.tenantId, tokenHash: sha256(token) });
     const stored = await t.stores.scim.findToken(ada.user.tenantId);
     expect(stored?.tokenHash).toBe(sha256(token));
     // Never in an event, the audit log or the settings.
@@ -93,6 +93,28 @@ describe('the SCIM token (POST/DELETE /tenants/me/scim/token)', () => {
       'scim_token_created',
       'scim_token_created',
     ]);
+  });
+
+  it('refuses a write whose token was replaced or revoked after it was verified (a write queued behind the change): nothing written', async () => {
+    const { t, ada, directory } = await withDirectory();
+    // Verified, then the owner rotates the token before the write runs.
+    await t.auth.createScimToken(ada.claims);
+    expect(await code(t.auth.createScimUser(directory, fieldsOf('dan@acme.test')))).toBe('invalid_token');
+    expect(await t.stores.users.findByEmail('dan@acme.test')).toBeNull();
+    // Verified, then revoked.
+    const { token } = await t.auth.createScimToken(ada.claims);
+    const current = await t.auth.verifyScimToken(token);
+    const dan = (await t.auth.createScimUser(current, fieldsOf('dan@acme.test'))).user;
+    t.clock.advance(1000);
+    await t.auth.revokeScimToken(ada.claims);
+    expect(await code(t.auth.updateScimUser(current, dan.id, (u) => ({ ...u, active: false })))).toBe(
+      'invalid_token',
+    );
+    expect((await t.stores.users.findById(ada.user.tenantId, dan.id))?.active).not.toBe(false);
+    expect(await code(t.auth.deleteScimUser(current, dan.id))).toBe('invalid_token');
+    expect(await code(t.auth.createScimGroup(current, { displayName: 'Admins', memberIds: [] }))).toBe(
+      'invalid_token',
+    );
   });
 
   it('refuses anything but the exact format with invalid_token', async () => {
@@ -153,7 +175,7 @@ describe('the SCIM token (POST/DELETE /tenants/me/scim/token)', () => {
     const ada = await owner(t.auth, 'ada@acme.test');
     expect(await code(t.auth.createScimToken(ada.claims))).toBe('feature_unavailable');
     expect(await code(t.auth.verifyScimToken(`tas_${'A'.repeat(43)}`))).toBe('feature_unavailable');
-    const directory: ScimClaims = { actorType: 'scim', tenantId: ada.user.tenantId };
+    const directory: ScimClaims = { actorType: 'scim', tenantId: ada.user.tenantId, tokenHash: sha256('x') };
     expect(await code(t.auth.listScimUsers(directory, { startIndex: 1, count: 10 }))).toBe(
       'feature_unavailable',
     );
@@ -317,29 +339,61 @@ describe('changing users (PUT/PATCH /Users/:id)', () => {
     expect(types).toEqual([['scim', dan.id]]);
   });
 
+  it('never changes the address of an owner or of a user it does not manage (forbidden): its token takes over no account', async () => {
+    const { t, ada, directory } = await withDirectory();
+    const bob = await join(t, ada.claims, 'bob@acme.test', 'admin');
+    const toMallory = (id: string) =>
+      t.auth.updateScimUser(directory, id, (current) => ({ ...current, email: 'mallory@acme.test' }));
+    // Bob was made by an admin, not by the directory; Ada is the owner.
+    expect(await code(toMallory(bob.user.id))).toBe('forbidden');
+    expect(await code(toMallory(ada.user.id))).toBe('forbidden');
+    // Linked, Ada is managed, and still an owner: her address stays hers.
+    await t.auth.createScimUser(directory, fieldsOf('ada@acme.test'));
+    expect(await code(toMallory(ada.user.id))).toBe('forbidden');
+    expect((await t.stores.users.findById(ada.user.tenantId, ada.user.id))?.email).toBe('ada@acme.test');
+    expect((await t.stores.users.findById(ada.user.tenantId, bob.user.id))?.email).toBe('bob@acme.test');
+    // Its other attributes and its active flag are still the directory's to write.
+    expect(
+      await code(t.auth.updateScimUser(directory, bob.user.id, (u) => ({ ...u, displayName: 'Bob' }))),
+    ).toBe('ok');
+    // Once linked, a member's address follows the directory.
+    await t.auth.createScimUser(directory, fieldsOf('bob@acme.test'));
+    expect(await code(toMallory(bob.user.id))).toBe('ok');
+  });
+
   it('an address moved into a domain the tenant enforces SSO for ends the user’s password sessions', async () => {
     const { t, ada, directory } = await withDirectory();
-    const bob = await join(t, ada.claims, 'bob@outside.test', 'member');
-    const cy = await join(t, ada.claims, 'cy@outside.test', 'member');
+    const bob = await join(t, ada.claims, 'bob@acme.test', 'member');
+    const cy = await join(t, ada.claims, 'cy@acme.test', 'member');
+    // Linked by the directory, their addresses are its to change.
+    await t.auth.createScimUser(directory, fieldsOf('bob@acme.test'));
+    await t.auth.createScimUser(directory, fieldsOf('cy@acme.test'));
     const move = (userId: string, email: string) =>
       t.auth.updateScimUser(directory, userId, (u) => ({ ...u, email }));
     // Without enforce, a move holds no one.
-    await move(cy.user.id, 'cy@acme.test');
+    await move(cy.user.id, 'cyril@acme.test');
     expect(await code(t.auth.refresh(cy.refreshToken))).toBe('ok');
+    // Enforce written to the store alone: the password sessions made before it are still there.
     const connection = await t.stores.sso.findConnection(ada.user.tenantId);
     if (!connection) throw new Error('no connection');
     await t.stores.sso.saveConnection({ ...connection, enforce: true });
-    await move(bob.user.id, 'bob@acme.test');
+    await move(bob.user.id, 'robert@acme.test');
     expect(await code(t.auth.refresh(bob.refreshToken))).toBe('invalid_token');
-    expect(await code(t.auth.login({ email: 'bob@acme.test', password: PASSWORD }))).toBe('sso_required');
+    expect(await code(t.auth.login({ email: 'robert@acme.test', password: PASSWORD }))).toBe('sso_required');
   });
 
-  it('active false deactivates (sessions and refresh tokens with it), true reactivates', async () => {
+  it('active false deactivates (sessions, refresh and access tokens, and its API keys with it), true reactivates', async () => {
     const { t, ada, directory } = await withDirectory();
-    const bob = await join(t, ada.claims, 'bob@acme.test', 'member');
+    const bob = await join(t, ada.claims, 'bob@acme.test', 'admin');
+    const key = await t.auth.createApiKey(bob.claims, { name: 'bob CI', role: 'member' });
     await t.auth.createScimUser(directory, fieldsOf('bob@acme.test'));
+    // Verified a moment ago, so cached for a few seconds: refused at once all the same after the change.
+    await t.auth.verifyApiKey(key.secret);
     const off = await t.auth.updateScimUser(directory, bob.user.id, (u) => ({ ...u, active: false }));
     expect(off.active).toBe(false);
+    expect(t.auth.peekApiKey(key.secret)).toBeUndefined();
+    expect(await code(t.auth.verifyApiKey(key.secret))).toBe('invalid_token');
+    expect(await code(t.auth.listMembers(bob.claims))).toBe('invalid_token');
     t.clock.advance(1000);
     expect(await code(t.auth.refresh(bob.refreshToken))).toBe('invalid_token');
     expect(await code(t.auth.login({ email: 'bob@acme.test', password: PASSWORD }))).toBe('account_disabled');
