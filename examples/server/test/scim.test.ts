@@ -365,6 +365,25 @@ describe.each(backends)('SCIM 2.0 provisioning on $name', ({ name }) => {
     expect(read.body.active).toBe(true);
   });
 
+  it('ten concurrent creates of one userName (in any case): one 201, nine 409 uniqueness, one user', async () => {
+    const tenant = await directoryTenant();
+    const userName = `zoe@${tenant.domain}`;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        scim(tenant.token, 'POST', '/Users', newUser(i % 2 ? userName.toUpperCase() : userName)),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, ...Array(9).fill(409)]);
+    for (const refused of answers.filter((a) => a.status === 409))
+      expectScimError(refused, 409, 'uniqueness');
+    const found = await scim<{ totalResults: number }>(
+      tenant.token,
+      'GET',
+      `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`,
+    );
+    expect(found.body.totalResults).toBe(1);
+  });
+
   it('a patch refused by a rule after some of its writes (the last owner) writes none of them', async () => {
     const tenant = await directoryTenant();
     const before = await scim<ScimUserJson>(tenant.token, 'GET', `/Users/${tenant.ownerId}`);
