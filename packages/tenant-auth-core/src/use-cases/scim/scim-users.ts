@@ -202,13 +202,18 @@ export function createScimUsers(
           await tx.users.create(user);
         }
         const { email: _email, active, ...names } = fields;
-        await tx.scim.saveProfile({ tenantId, userId: user.id, ...names, managed: true, updatedAt: now });
+        const written = { tenantId, userId: user.id, ...names, managed: true, updatedAt: now };
+        await tx.scim.saveProfile(written);
         await record({ type: 'scim_user_created', ...base(tenantId, user.id, context) });
         sessionsEnded = await applyActive(tx, record, user, active, context);
-        // A linked user's role now follows its groups (owners excepted); a new one has none yet: member.
+        if (!existing) {
+          // A new user is in no group yet: its role is member, as written; it is what was written.
+          return { user: scimUserOf({ ...user, active }, written, []), linked: false };
+        }
+        // A linked user's role now follows its groups (owners excepted).
         await rederiveRoles(tx, events, record, { tenantId, userIds: [user.id], actor: DIRECTORY, context });
         const { scimUser } = await scimUserById(tx, tenantId, user.id);
-        return { user: scimUser, linked: existing !== null };
+        return { user: scimUser, linked: true };
       });
       if (sessionsEnded) forgetEndedAccess(services);
       return result;
