@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import { type TenantAuth, TenantAuthError } from 'tenant-auth-core';
+import { type RateLimitStore, type TenantAuth, TenantAuthError } from 'tenant-auth-core';
 import { createTenantAuthKoa, respondWithProblem, type TenantAuthKoa } from 'tenant-auth-koa';
 import { asConfigError } from './auth.js';
 import type { ServerConfig } from './config.js';
@@ -19,6 +19,8 @@ export interface AppOptions {
   ping: () => Promise<unknown>;
   /** `/livez`, `/readyz`, `/metrics` at the root and the HTTP request metrics; none without. */
   operations?: { readiness: Readiness; metrics: ServerMetrics };
+  /** Where the SCIM budget counts (Redis with `REDIS_URL`); unset: in this process's memory. */
+  rateLimitStore?: RateLimitStore;
 }
 
 /**
@@ -52,6 +54,17 @@ export function createApp(options: AppOptions): { app: Koa; tenantAuth: TenantAu
         },
       },
       openapi: { title: 'tenant-auth reference server', version: '1.1.0' },
+      // SCIM 2.0 at PUBLIC_URL + /scim/v2 (its path mounted here), each tenant's budget in the shared store.
+      scim: {
+        baseUrl: `${config.sso.publicUrl}/scim/v2`,
+        rateLimit: {
+          ...(config.rateLimit.scim === undefined ? {} : { max: config.rateLimit.scim }),
+          ...(config.rateLimit.windowSeconds === undefined
+            ? {}
+            : { windowSeconds: config.rateLimit.windowSeconds }),
+          ...(options.rateLimitStore ? { store: options.rateLimitStore } : {}),
+        },
+      },
       ...(operations ? { onResponse: operations.metrics.onResponse } : {}),
     }),
   );

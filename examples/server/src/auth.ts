@@ -50,6 +50,9 @@ const VARIABLE_OF_OPTION: Record<string, string> = {
   invitationTtlSeconds: 'INVITATION_TTL_SECONDS',
   'sso.appUrl': 'APP_URL',
   auditRetentionSeconds: 'AUDIT_RETENTION_DAYS',
+  'scim.baseUrl': 'PUBLIC_URL',
+  'scim.rateLimit.max': 'SCIM_RATE_LIMIT_MAX',
+  'scim.rateLimit.windowSeconds': 'RATE_LIMIT_WINDOW_SECONDS',
 };
 
 /**

@@ -54,6 +54,8 @@ export interface ServerConfig {
     network: number | undefined;
     general: number | undefined;
     account: number | undefined;
+    /** `SCIM_RATE_LIMIT_MAX`: SCIM requests per window per tenant (tenant-auth-koa's default 600 when unset). */
+    scim: number | undefined;
   };
   bcryptCost: number | undefined;
   /**
@@ -278,6 +280,7 @@ const schema = z.object({
   RATE_LIMIT_AUTH_MAX: optionalInteger('RATE_LIMIT_AUTH_MAX'),
   RATE_LIMIT_NETWORK_MAX: optionalInteger('RATE_LIMIT_NETWORK_MAX'),
   RATE_LIMIT_MAX: optionalInteger('RATE_LIMIT_MAX'),
+  SCIM_RATE_LIMIT_MAX: optionalInteger('SCIM_RATE_LIMIT_MAX'),
   LOGIN_FAILURES_PER_ACCOUNT: optionalInteger('LOGIN_FAILURES_PER_ACCOUNT'),
   BCRYPT_COST: optionalInteger('BCRYPT_COST'),
   PASSWORD_HASHING_NETWORK_SHARE: optionalInteger('PASSWORD_HASHING_NETWORK_SHARE'),
@@ -559,6 +562,7 @@ export function parseConfig(
       network: e.RATE_LIMIT_NETWORK_MAX,
       general: e.RATE_LIMIT_MAX,
       account: e.LOGIN_FAILURES_PER_ACCOUNT,
+      scim: e.SCIM_RATE_LIMIT_MAX,
     },
     bcryptCost: e.BCRYPT_COST,
     passwordHashingNetworkShare: e.PASSWORD_HASHING_NETWORK_SHARE,

@@ -128,6 +128,35 @@ describe('createServerMetrics', () => {
     expect(samples).toHaveLength(12);
   });
 
+  it('counts SCIM requests by operation and outcome, from the route template, method and status alone', async () => {
+    const metrics = createServerMetrics({ defaultMetrics: false });
+    const answer = (method: string, route: string, status: number) =>
+      metrics.onResponse({ route, method, status, durationSeconds: 0.01 });
+    answer('POST', '/scim/v2/Users', 201);
+    answer('POST', '/scim/v2/Users', 409);
+    answer('PATCH', '/scim/v2/Users/:id', 200);
+    answer('GET', '/scim/v2/Users', 401);
+    answer('PATCH', '/auth/scim/v2/Groups/:id', 429);
+    answer('GET', '/scim/v2/Schemas', 200);
+    answer('GET', '/scim/v2/ServiceProviderConfig', 200);
+    answer('GET', '/api/v1/tenants/me/scim', 200);
+    answer('GET', 'unmatched', 404);
+    const families = await scrape(metrics);
+    const count = (operation: string, outcome: string) =>
+      sampleValue(families, 'tenant_auth_scim_requests_total', { operation, outcome });
+    expect(count('create_user', 'success')).toBe(1);
+    expect(count('create_user', 'conflict')).toBe(1);
+    expect(count('patch_user', 'success')).toBe(1);
+    expect(count('list_users', 'invalid_token')).toBe(1);
+    expect(count('patch_group', 'throttled')).toBe(1);
+    expect(count('discovery', 'success')).toBe(2);
+    expect(count('delete_user', 'success')).toBe(0);
+    const samples = families.get('tenant_auth_scim_requests_total')?.samples ?? [];
+    expect(samples.reduce((sum, sample) => sum + sample.value, 0)).toBe(7);
+    // 13 operations by 7 outcomes, every one present from the start; no label holds anything else.
+    expect(samples).toHaveLength(13 * 7);
+  });
+
   it('reads the hashing pool and the outbox at scrape time, once per scrape', async () => {
     const metrics = createServerMetrics({ defaultMetrics: false });
     let reads = 0;

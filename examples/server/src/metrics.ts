@@ -44,6 +44,49 @@ const API_KEY_OUTCOMES: readonly ApiKeyCheckOutcome[] = [
   'revoked',
 ];
 
+/**
+ * `tenant_auth_scim_requests_total`: the SCIM routes (under any mount path ending in `/scim/v2`) by
+ * operation, from the route template and the method alone; the outcome from the status. Never a token, a
+ * tenant or a user in a label.
+ */
+const SCIM_ROUTE = /\/scim\/v2\/(ServiceProviderConfig|ResourceTypes|Schemas|Users|Groups)(\/:id)?$/;
+const SCIM_OPERATION_OF: Readonly<Record<string, string>> = {
+  'GET Users': 'list_users',
+  'POST Users': 'create_user',
+  'GET Users/:id': 'get_user',
+  'PUT Users/:id': 'replace_user',
+  'PATCH Users/:id': 'patch_user',
+  'DELETE Users/:id': 'delete_user',
+  'GET Groups': 'list_groups',
+  'POST Groups': 'create_group',
+  'GET Groups/:id': 'get_group',
+  'PUT Groups/:id': 'replace_group',
+  'PATCH Groups/:id': 'patch_group',
+  'DELETE Groups/:id': 'delete_group',
+  'GET ServiceProviderConfig': 'discovery',
+  'GET ResourceTypes': 'discovery',
+  'GET Schemas': 'discovery',
+};
+const SCIM_OUTCOMES = [
+  'success',
+  'invalid',
+  'invalid_token',
+  'not_found',
+  'conflict',
+  'throttled',
+  'error',
+] as const;
+
+/** The outcome label of a SCIM answer's status. */
+function scimOutcomeOf(status: number): (typeof SCIM_OUTCOMES)[number] {
+  if (status < 400) return 'success';
+  if (status === 401) return 'invalid_token';
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  if (status === 429) return 'throttled';
+  return status >= 500 ? 'error' : 'invalid';
+}
+
 /** Events left out of `tenant_auth_events_total`: their count tells known addresses from unknown ones. */
 const NOT_COUNTED: ReadonlySet<string> = new Set(['password_reset_requested']);
 
@@ -171,6 +214,12 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
     labelNames: ['operation', 'outcome'] as const,
     registers,
   });
+  const scimRequests = new Counter({
+    name: 'tenant_auth_scim_requests_total',
+    help: "SCIM requests of the tenants' directories by operation (list_users, create_user, get_user, replace_user, patch_user, delete_user, the same for groups, discovery) and outcome: success, invalid (400, 413, 415), invalid_token, not_found, conflict (409), throttled, error (5xx).",
+    labelNames: ['operation', 'outcome'] as const,
+    registers,
+  });
   const apiKeyChecks = new Counter({
     name: 'tenant_auth_api_key_checks_total',
     help: 'API keys presented (Authorization: Bearer tak_…) by outcome: accepted, malformed, unknown, expired, revoked.',
@@ -184,6 +233,8 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
   for (const child of apiKeyCheckOf.values()) child.inc(0);
   for (const operation of Object.values(MFA_OPERATION_OF_ROUTE))
     for (const outcome of MFA_OUTCOMES) mfaAnswers.inc({ operation, outcome }, 0);
+  for (const operation of new Set(Object.values(SCIM_OPERATION_OF)))
+    for (const outcome of SCIM_OUTCOMES) scimRequests.inc({ operation, outcome }, 0);
   for (const outcome of LOGIN_OUTCOMES) logins.inc({ outcome }, 0);
   for (const outcome of REFRESH_OUTCOMES) refreshes.inc({ outcome }, 0);
   for (const budget of BUDGETS) rateLimited.inc({ budget }, 0);
@@ -288,6 +339,12 @@ export function createServerMetrics(options: { defaultMetrics?: boolean } = {}):
       const outcome = MFA_OUTCOME_OF_STATUS[status];
       if (operation !== undefined && outcome !== undefined && method === 'POST')
         mfaAnswers.inc({ operation, outcome });
+      const scim = SCIM_ROUTE.exec(route);
+      if (scim !== null) {
+        const scimOperation = SCIM_OPERATION_OF[`${method} ${scim[1]}${scim[2] ?? ''}`];
+        if (scimOperation !== undefined)
+          scimRequests.inc({ operation: scimOperation, outcome: scimOutcomeOf(status) });
+      }
     },
     observe(auth) {
       source = auth;

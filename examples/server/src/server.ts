@@ -115,6 +115,7 @@ export async function startServer(
     logger,
     ping: database.ping,
     operations: { readiness, metrics },
+    ...(rateLimitStore ? { rateLimitStore } : {}),
   });
 
   try {

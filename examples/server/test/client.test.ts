@@ -459,6 +459,19 @@ describe('tenant-auth-client against the reference server (bearer mode)', () => 
       expect(isTenantAuthClientError(await caught(call()), 'not_found')).toBe(true);
     }
 
+    // 1.3's SCIM token and group roles through their methods (a directory's /scim/v2 calls: scim.test.ts).
+    expect(await sso.getScim()).toMatchObject({ enabled: false, groupRoles: [] });
+    const scimToken = await sso.createScimToken();
+    expect(scimToken.token).toMatch(/^tas_[\w-]{43}$/);
+    expect(scimToken.baseUrl).toMatch(/\/scim\/v2$/);
+    const mapping = [{ group: 'Admins', role: 'admin' as const }];
+    expect(await sso.setScimGroupRoles(mapping)).toEqual(mapping);
+    const scim = await sso.getScim();
+    expect(scim).toMatchObject({ enabled: true, baseUrl: scimToken.baseUrl, groupRoles: mapping });
+    expect(JSON.stringify(scim)).not.toContain(scimToken.token);
+    await sso.revokeScimToken();
+    expect(isTenantAuthClientError(await caught(sso.revokeScimToken()), 'not_found')).toBe(true);
+
     // API 1.2's API keys through request() (a back-end with a key: api-key-client.test.ts). This owner
     // cannot create one (its address is not verified: 403 email_not_verified); the list is empty; an
     // unknown id is 404.

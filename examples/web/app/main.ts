@@ -17,6 +17,7 @@ import { problemMessage } from './messages.js';
 import './pages/account.js';
 import './pages/api-keys.js';
 import './pages/webhooks.js';
+import './pages/directory-sync.js';
 import './pages/audit.js';
 import './pages/members.js';
 import './pages/passkeys.js';
@@ -70,6 +71,7 @@ function drawHeader(): void {
       isAdmin() ? h('li', {}, link('/audit', 'Audit log')) : null,
       isAdmin() ? h('li', {}, link('/organisation/security', 'Organisation security')) : null,
       isAdmin() ? h('li', {}, link('/single-sign-on', 'Single sign-on')) : null,
+      isAdmin() ? h('li', {}, link('/directory-sync', 'Directory sync')) : null,
       isAdmin() ? h('li', {}, link('/api-keys', 'API keys')) : null,
       isAdmin() ? h('li', {}, link('/webhooks', 'Webhooks')) : null,
     ),

@@ -57,6 +57,8 @@ export const FIELD_MESSAGES = {
   invalid_certificate: 'Use a valid, unexpired X.509 certificate with an RSA key of at least 2048 bits.',
   invalid_url: 'Enter an https URL.',
   invalid_event: 'Choose audit event types, or all of them.',
+  domain_not_verified: "The address is not in one of your organisation's verified domains.",
+  unknown_user: 'Every member must be a user of your organisation.',
 } as const satisfies Record<FieldErrorCode, string>;
 
 /**
@@ -117,6 +119,12 @@ export const AUDIT_EVENT_LABELS = {
   webhook_updated: 'Webhook changed',
   webhook_deleted: 'Webhook deleted',
   webhook_disabled: 'Webhook disabled after failed deliveries',
+  scim_user_created: 'User provisioned by the directory',
+  scim_user_updated: 'User changed by the directory',
+  scim_user_deleted: 'User removed by the directory',
+  scim_group_changed: 'Group changed by the directory',
+  scim_token_created: 'SCIM token created',
+  scim_token_revoked: 'SCIM token revoked',
 } as const satisfies Record<AuditEventType, string>;
 
 /** A label for each role. */

@@ -30,6 +30,30 @@ const isMe: Check = (d) =>
 /** `{sso}`: the connection a save answers (never `null` there). */
 const hasSsoConnection: Check = (d) => isObject(d) && isObject(d.sso);
 
+/** A line of the group-to-role mapping: a group's name and a role below owner. */
+const isGroupRole = (v: unknown) =>
+  isObject(v) && isString(v.group) && (v.role === 'admin' || v.role === 'member');
+const isGroupRoles = (v: unknown) => Array.isArray(v) && v.every(isGroupRole);
+
+/** `{token, createdAt, baseUrl}`: the SCIM token a page shows once, and where the directory sends it. */
+const isCreatedScimToken: Check = (d) =>
+  isObject(d) &&
+  isString(d.token) &&
+  d.token.startsWith('tas_') &&
+  isString(d.createdAt) &&
+  isString(d.baseUrl);
+
+/** `{scim}`: the connection, with its mapping (the page draws its table from it). */
+const hasScimSettings: Check = (d) =>
+  isObject(d) &&
+  isObject(d.scim) &&
+  typeof d.scim.enabled === 'boolean' &&
+  isString(d.scim.baseUrl) &&
+  isGroupRoles(d.scim.groupRoles);
+
+/** `{groupRoles}`: the mapping as saved. */
+const hasGroupRoles: Check = (d) => isObject(d) && isGroupRoles(d.groupRoles);
+
 const isSecurityPolicy: Check = (d) => isObject(d) && typeof d.requireMfa === 'boolean';
 
 /**
@@ -45,4 +69,7 @@ export const EXPECTED_ANSWERS: { [K in OperationId]?: Check } = {
   getSecurityPolicy: isSecurityPolicy,
   setSecurityPolicy: isSecurityPolicy,
   configureSso: hasSsoConnection,
+  createScimToken: isCreatedScimToken,
+  getScim: hasScimSettings,
+  setScimGroupRoles: hasGroupRoles,
 };

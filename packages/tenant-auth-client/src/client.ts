@@ -11,6 +11,7 @@ import type {
   ConfirmEmailChangeRequest,
   CreateApiKeyRequest,
   CreatedApiKey,
+  CreatedScimToken,
   CreatedWebhook,
   CreateInvitationRequest,
   CreateWebhookRequest,
@@ -29,6 +30,8 @@ import type {
   OperationTypes,
   RegisterRequest,
   ResetPasswordRequest,
+  ScimGroupRole,
+  ScimSettings,
   SecurityPolicy,
   Session,
   SetSecurityPolicyRequest,
@@ -61,6 +64,16 @@ import { createTransport } from './transport.js';
  * const { tenant, user }: RegisterResult = await client.register({ email, password, tenantName: 'Acme' });
  */
 export type RegisterResult = SessionState & { tenant: Tenant };
+
+/**
+ * The tenant's SCIM connection as {@link TenantAuthClient.getScim} answers it: whether a token exists, the
+ * base URL a directory is given, when the token was created and last used, and the group-to-role mapping.
+ * Never the token.
+ *
+ * @example
+ * const { enabled, baseUrl, lastUsedAt, groupRoles }: ScimConnection = await client.getScim();
+ */
+export type ScimConnection = ScimSettings['scim'];
 
 /**
  * The input of {@link TenantAuthClient.request}: the path parameters, query and body of an operation,
@@ -296,6 +309,41 @@ export interface TenantAuthClient extends SecondFactorMethods {
    * const { deliveries, next } = await client.listWebhookDeliveries(id, { limit: 20 });
    */
   listWebhookDeliveries(id: string, query?: ListWebhookDeliveriesQuery): Promise<WebhookDeliveryPage>;
+  /**
+   * `GET /tenants/me/scim` (admin): the tenant's SCIM connection (API 1.3): whether a token exists, the
+   * base URL a directory is given, when the token was created and last used, and the group-to-role
+   * mapping. Never the token.
+   *
+   * @example
+   * const { enabled, baseUrl, lastUsedAt, groupRoles } = await client.getScim();
+   */
+  getScim(): Promise<ScimConnection>;
+  /**
+   * `POST /tenants/me/scim/token` (*recent*, owner): creates the tenant's SCIM token, replacing the
+   * previous one, which stops at once. The answer's `token` (`tas_…`) is shown this once: give it to the
+   * directory with `baseUrl`, never store or log it.
+   *
+   * @example
+   * const { token, baseUrl } = await client.createScimToken();
+   * showOnce(token);
+   */
+  createScimToken(): Promise<CreatedScimToken>;
+  /**
+   * `DELETE /tenants/me/scim/token` (*recent*, owner): the directory's requests with it are refused at once.
+   *
+   * @example
+   * await client.revokeScimToken();
+   */
+  revokeScimToken(): Promise<void>;
+  /**
+   * `PUT /tenants/me/scim/group-roles` (*recent*, owner): replaces the group-to-role mapping (`group` is a
+   * group's `displayName`, exact match); the role of every user the directory manages follows at once.
+   * Answers the saved mapping.
+   *
+   * @example
+   * const groupRoles = await client.setScimGroupRoles([{ group: 'Admins', role: 'admin' }]);
+   */
+  setScimGroupRoles(groupRoles: ScimGroupRole[]): Promise<ScimGroupRole[]>;
 
   /** `POST /auth/password/forgot`: the same answer whether or not the address has an account. */
   forgotPassword(body: ForgotPasswordRequest): Promise<void>;
@@ -391,6 +439,9 @@ const methodsMatchTheInterface: {
   deleteWebhook: true,
   testWebhook: true,
   listWebhookDeliveries: true,
+  createScimToken: true,
+  getScim: true,
+  revokeScimToken: true,
 };
 void methodsMatchTheInterface;
 
@@ -468,6 +519,9 @@ export function createTenantAuthClient(options: TenantAuthClientOptions): Tenant
     sso: ssoMethods(call),
     // Checked by the answer's rule (answers.ts): a save answers its connection, never `null`.
     configureSso: async (body) => (await call('configureSso', { body })).sso as SsoConnection,
+    // The mapping is the body's one field: the method takes and answers the list itself.
+    setScimGroupRoles: async (groupRoles) =>
+      (await call('setScimGroupRoles', { body: { groupRoles } })).groupRoles,
 
     async register(body) {
       const { data, state } = await signIn('register', body);

@@ -571,7 +571,13 @@ export type AuditEventType =
   | 'webhook_created'
   | 'webhook_updated'
   | 'webhook_deleted'
-  | 'webhook_disabled';
+  | 'webhook_disabled'
+  | 'scim_user_created'
+  | 'scim_user_updated'
+  | 'scim_user_deleted'
+  | 'scim_group_changed'
+  | 'scim_token_created'
+  | 'scim_token_revoked';
 
 /**
  * Every {@link AuditEventType}, in the order of the contract.
@@ -626,15 +632,21 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'webhook_updated',
   'webhook_deleted',
   'webhook_disabled',
+  'scim_user_created',
+  'scim_user_updated',
+  'scim_user_deleted',
+  'scim_group_changed',
+  'scim_token_created',
+  'scim_token_revoked',
 ];
 
 /**
- * What `actorId` is: a `user`, an `api_key`, or the server itself (`system`, `actorId` null).
+ * What `actorId` is: a `user`, an `api_key`, the server itself (`system`, `actorId` null), or the tenant's directory (`scim`, `actorId` null).
  *
  * @example
  * const example: ActorType = 'user';
  */
-export type ActorType = 'user' | 'api_key' | 'system';
+export type ActorType = 'user' | 'api_key' | 'system' | 'scim';
 
 /**
  * Every {@link ActorType}, in the order of the contract.
@@ -642,7 +654,7 @@ export type ActorType = 'user' | 'api_key' | 'system';
  * @example
  * if (ACTOR_TYPES.includes(value as ActorType)) use(value as ActorType);
  */
-export const ACTOR_TYPES: readonly ActorType[] = ['user', 'api_key', 'system'];
+export const ACTOR_TYPES: readonly ActorType[] = ['user', 'api_key', 'system', 'scim'];
 
 /**
  * One security event of the tenant; it holds no secret.
@@ -1359,6 +1371,101 @@ export interface WebhookDeliveryPage {
 }
 
 /**
+ * The body of `POST /tenants/me/scim/token`.
+ *
+ * @example
+ * const example: CreatedScimToken = {
+ *   token: 'the-token-of-the-link',
+ *   createdAt: '2026-05-01T12:00:00.000Z',
+ *   baseUrl: '…',
+ * };
+ */
+export interface CreatedScimToken {
+  /**
+   * `tas_` and 256 random bits (base64url): shown this once, never again.
+   *
+   * Matches `^tas_[A-Za-z0-9_-]{43}$`.
+   */
+  token: string;
+  /**
+   * ISO 8601 date-time, UTC.
+   */
+  createdAt: string;
+  /**
+   * Where the directory connects: `PUBLIC_URL + "/scim/v2"`.
+   */
+  baseUrl: string;
+}
+
+/**
+ * A group of the directory and the role its members get.
+ *
+ * @example
+ * const example: ScimGroupRole = {
+ *   group: '…',
+ *   role: 'admin',
+ * };
+ */
+export interface ScimGroupRole {
+  /**
+   * A group's `displayName` (exact match).
+   */
+  group: string;
+  /**
+   * Never `owner`: owners are made by owners.
+   */
+  role: 'admin' | 'member';
+}
+
+/**
+ * The body of `GET /tenants/me/scim`.
+ *
+ * @example
+ * const example: ScimSettings = {
+ *   scim: {
+ *     enabled: true,
+ *     baseUrl: '…',
+ *     createdAt: null,
+ *     lastUsedAt: null,
+ *     groupRoles: [],
+ *   },
+ * };
+ */
+export interface ScimSettings {
+  scim: {
+    /**
+     * Whether a token exists: the directory can connect.
+     */
+    enabled: boolean;
+    /**
+     * Where the directory connects: `PUBLIC_URL + "/scim/v2"`.
+     */
+    baseUrl: string;
+    /**
+     * When the current token was created.
+     */
+    createdAt: string | null;
+    /**
+     * When the token last authenticated a request (to the minute).
+     */
+    lastUsedAt: string | null;
+    groupRoles: ScimGroupRole[];
+  };
+}
+
+/**
+ * The group-to-role mapping.
+ *
+ * @example
+ * const example: ScimGroupRoles = {
+ *   groupRoles: [],
+ * };
+ */
+export interface ScimGroupRoles {
+  groupRoles: ScimGroupRole[];
+}
+
+/**
  * Stable error code; switch on this.
  *
  * @example
@@ -1455,7 +1562,9 @@ export type FieldErrorCode =
   | 'invalid_metadata'
   | 'invalid_certificate'
   | 'invalid_url'
-  | 'invalid_event';
+  | 'invalid_event'
+  | 'domain_not_verified'
+  | 'unknown_user';
 
 /**
  * Every {@link FieldErrorCode}, in the order of the contract.
@@ -1484,6 +1593,8 @@ export const FIELD_ERROR_CODES: readonly FieldErrorCode[] = [
   'invalid_certificate',
   'invalid_url',
   'invalid_event',
+  'domain_not_verified',
+  'unknown_user',
 ];
 
 /**
@@ -2315,6 +2426,27 @@ export interface UpdateWebhookRequest {
 }
 
 /**
+ * The body of `PUT /tenants/me/scim/group-roles`.
+ *
+ * @example
+ * const example: SetScimGroupRolesRequest = {
+ *   groupRoles: [],
+ * };
+ */
+export interface SetScimGroupRolesRequest {
+  groupRoles: Array<{
+    /**
+     * At most 256 characters.
+     */
+    group: string;
+    /**
+     * `admin` or `member` (`owner` is `invalid_role`).
+     */
+    role: string;
+  }>;
+}
+
+/**
  * The query of `DELETE /sessions`.
  *
  * @example
@@ -2448,7 +2580,11 @@ export type OperationId =
   | 'updateWebhook'
   | 'deleteWebhook'
   | 'testWebhook'
-  | 'listWebhookDeliveries';
+  | 'listWebhookDeliveries'
+  | 'createScimToken'
+  | 'revokeScimToken'
+  | 'getScim'
+  | 'setScimGroupRoles';
 
 /**
  * How to call an operation: method, path (with `{param}` placeholders) under the prefix, the token it takes (`access`: the access token; `refresh`: a refresh token; `none`), and the status of success.
@@ -2553,6 +2689,10 @@ export const OPERATIONS: Readonly<Record<OperationId, OperationSpec>> = {
     auth: 'access',
     success: 200,
   },
+  createScimToken: { method: 'POST', path: '/tenants/me/scim/token', auth: 'access', success: 201 },
+  revokeScimToken: { method: 'DELETE', path: '/tenants/me/scim/token', auth: 'access', success: 204 },
+  getScim: { method: 'GET', path: '/tenants/me/scim', auth: 'access', success: 200 },
+  setScimGroupRoles: { method: 'PUT', path: '/tenants/me/scim/group-roles', auth: 'access', success: 200 },
 };
 
 /**
@@ -2772,5 +2912,18 @@ export interface OperationTypes {
     query: ListWebhookDeliveriesQuery;
     params: { id: string };
     response: WebhookDeliveryPage;
+  };
+  /** POST /tenants/me/scim/token: Create the tenant's SCIM token (owner); it is in this answer only. */
+  createScimToken: { body: undefined; query: undefined; params: undefined; response: CreatedScimToken };
+  /** DELETE /tenants/me/scim/token: Delete the tenant's SCIM token (owner): requests with it are refused at once. */
+  revokeScimToken: { body: undefined; query: undefined; params: undefined; response: undefined };
+  /** GET /tenants/me/scim: The tenant's SCIM connection (never the token). */
+  getScim: { body: undefined; query: undefined; params: undefined; response: ScimSettings };
+  /** PUT /tenants/me/scim/group-roles: Replace the tenant's group-to-role mapping (owner); every provisioned user's role follows. */
+  setScimGroupRoles: {
+    body: SetScimGroupRolesRequest;
+    query: undefined;
+    params: undefined;
+    response: ScimGroupRoles;
   };
 }

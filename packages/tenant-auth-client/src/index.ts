@@ -2,7 +2,7 @@
 
 export type { ApiKeyClient, ApiKeyClientOptions, ApiKeyOperationId } from './api-key-client.js';
 export { createApiKeyClient } from './api-key-client.js';
-export type { RegisterResult, RequestInput, TenantAuthClient } from './client.js';
+export type { RegisterResult, RequestInput, ScimConnection, TenantAuthClient } from './client.js';
 export { createTenantAuthClient } from './client.js';
 export type {
   Accepted,
@@ -25,6 +25,7 @@ export type {
   ConfirmTotpRequest,
   CreateApiKeyRequest,
   CreatedApiKey,
+  CreatedScimToken,
   CreatedWebhook,
   CreateInvitationRequest,
   CreateWebhookRequest,
@@ -74,9 +75,13 @@ export type {
   Role,
   SamlAcsForm,
   SamlCertificate,
+  ScimGroupRole,
+  ScimGroupRoles,
+  ScimSettings,
   SecurityPolicy,
   Session,
   SessionList,
+  SetScimGroupRolesRequest,
   SetSecurityPolicyRequest,
   SetupTotpRequest,
   SsoConnection,

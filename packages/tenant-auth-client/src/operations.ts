@@ -55,6 +55,9 @@ export const OPERATION_METHODS = {
   deleteWebhook: { returns: 'void' },
   testWebhook: {},
   listWebhookDeliveries: { takes: 'query' },
+  createScimToken: {},
+  getScim: { returns: 'scim' },
+  revokeScimToken: { returns: 'void' },
 } as const satisfies { [K in OperationId]?: MethodRule<K> };
 
 type Rules = typeof OPERATION_METHODS;

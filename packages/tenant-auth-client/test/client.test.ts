@@ -568,6 +568,11 @@ describe('requests', () => {
     await second(client.testWebhook('w1'));
     await second(client.listWebhookDeliveries('w1', { limit: 5 }));
     await second(client.deleteWebhook('w1'));
+    // SCIM (1.3): the owner's token and mapping, the administrators' view.
+    await second(client.createScimToken());
+    await second(client.getScim());
+    await second(client.setScimGroupRoles([{ group: 'Admins', role: 'admin' }]));
+    await second(client.revokeScimToken());
     await client.deleteAccount({ password: 'a' });
     await client.login(CREDENTIALS);
     await client.revokeAllSessions();

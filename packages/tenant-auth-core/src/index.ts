@@ -82,6 +82,7 @@ export type {
   PasskeyLoginInput,
   TenantAuthPasskeys,
 } from './use-cases/passkeys/passkey-types.js';
+export type { TenantAuthScim } from './use-cases/scim/scim-types.js';
 export type { TenantAuthSessions } from './use-cases/sessions/sessions.js';
 export type { TenantAuthSso } from './use-cases/sso/sso.js';
 export type {
@@ -167,6 +168,17 @@ export type {
 export { ACTOR_TYPES, AUDIT_EVENT_TYPES } from './vocabulary/records.js';
 export type { Role } from './vocabulary/roles.js';
 export { ROLES } from './vocabulary/roles.js';
+export type {
+  ScimClaims,
+  ScimGroup,
+  ScimGroupFields,
+  ScimGroupRole,
+  ScimList,
+  ScimSettings,
+  ScimUser,
+  ScimUserFields,
+  ScimUserFilter,
+} from './vocabulary/scim.js';
 export type { SsoErrorCode } from './vocabulary/sso-error-codes.js';
 export { SSO_ERROR_CODES } from './vocabulary/sso-error-codes.js';
 export type {

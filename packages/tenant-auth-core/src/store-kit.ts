@@ -25,6 +25,7 @@ export type {
 } from './ports/passkey-store.js';
 export type { RateLimitHit, RateLimitHitOptions, RateLimitStore } from './ports/rate-limit-store.js';
 export { RateLimitStoreFullError } from './ports/rate-limit-store.js';
+export type { ScimGroupRecord, ScimProfileRecord, ScimStore, ScimTokenRecord } from './ports/scim-store.js';
 export type { SealedValuePage } from './ports/sealed-value-page.js';
 // For authors of rate-limit stores (tenant-auth-redis): the sliding log's bounds, so a store counts
 // exactly as the in-memory one does.

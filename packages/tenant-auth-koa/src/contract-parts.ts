@@ -40,9 +40,10 @@ export const roleSchema = z
  * @example
  * const actorType = actorTypeSchema.parse(event.actorType);
  */
-export const actorTypeSchema = z.enum(['user', 'api_key', 'system']).meta({
+export const actorTypeSchema = z.enum(['user', 'api_key', 'system', 'scim']).meta({
   id: 'ActorType',
-  description: 'What `actorId` is: a `user`, an `api_key`, or the server itself (`system`, `actorId` null).',
+  description:
+    "What `actorId` is: a `user`, an `api_key`, the server itself (`system`, `actorId` null), or the tenant's directory (`scim`, `actorId` null).",
 });
 
 /**
@@ -99,6 +100,12 @@ export const auditEventTypeSchema = z
     'webhook_updated',
     'webhook_deleted',
     'webhook_disabled',
+    'scim_user_created',
+    'scim_user_updated',
+    'scim_user_deleted',
+    'scim_group_changed',
+    'scim_token_created',
+    'scim_token_revoked',
   ])
   .meta({ id: 'AuditEventType', description: 'What an audit event records.' });
 
@@ -141,6 +148,8 @@ export const fieldErrorCodeSchema = z
     'invalid_certificate',
     'invalid_url',
     'invalid_event',
+    'domain_not_verified',
+    'unknown_user',
   ])
   .meta({ id: 'FieldErrorCode', description: 'Why a field was refused; switch on this.' });
 

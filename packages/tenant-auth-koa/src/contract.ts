@@ -57,6 +57,13 @@ export {
 } from './http-contract.js';
 export type { ProblemCode } from './problem-codes.js';
 export { PROBLEM_CODES } from './problem-codes.js';
+export type { ScimGroupRoleJson } from './scim-contract.js';
+export {
+  createdScimTokenSchema,
+  scimGroupRoleSchema,
+  scimGroupRolesSchema,
+  scimSettingsSchema,
+} from './scim-contract.js';
 export {
   domainListSchema,
   domainResponseSchema,

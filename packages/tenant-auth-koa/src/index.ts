@@ -25,5 +25,6 @@ export type { ProblemCode } from './problem-codes.js';
 export { requestBody } from './request-body.js';
 export type { ResponseInfo } from './response-hook.js';
 export { UNMATCHED_ROUTE } from './response-hook.js';
+export type { ScimOptions } from './scim/scim-options.js';
 export type { TenantAuthKoa, TenantAuthKoaOptions } from './tenant-auth-koa.js';
 export { createTenantAuthKoa } from './tenant-auth-koa.js';

@@ -87,7 +87,8 @@ export function serveMount(
     bodyRuleOf(undefined, { mediaTypes: group.mediaTypes, limitBytes: routeSettings.bodyLimitBytes }),
   );
   const table = createRouteTable(path, createRoutes(routeSettings, group, readerOf));
-  const refuse: Refuse = (ctx, err) => group.writeError(ctx, problemOf(err), err);
+  const problemOfGroup = group.problemOf ?? problemOf;
+  const refuse: Refuse = (ctx, err) => group.writeError(ctx, problemOfGroup(err), err);
 
   /** After CORS: the rate limit, the body, then our route, or the application's routes under the path. */
   const proceed = async (ctx: Context, found: RouteLookup, next: Next): Promise<void> => {
@@ -160,7 +161,7 @@ export function serveMount(
       if (ctx.body == null && ctx.status >= 400)
         group.writeError(ctx, problemOfStatus(ctx.status), undefined);
     } catch (err) {
-      const problem = problemOf(err);
+      const problem = problemOfGroup(err);
       logProblem(logger, ctx, err, problem);
       if (ctx.headerSent || !ctx.writable) return;
       group.writeError(ctx, problem, err);

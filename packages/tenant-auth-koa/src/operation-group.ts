@@ -3,7 +3,7 @@ import type { ApiKeyClaims, RateLimitResult } from 'tenant-auth-core';
 import type { JsonMediaType } from './body-rules.js';
 import type { Operation, RouteSettings } from './operations/define.js';
 import { OPERATIONS } from './operations/index.js';
-import { type ErrorWriter, writeProblem } from './problem.js';
+import { type ErrorWriter, type Problem, writeProblem } from './problem.js';
 import { requestContext } from './request-context.js';
 
 /** @internal What a request is counted as against a group's rate budget. */
@@ -44,6 +44,11 @@ export interface OperationGroup {
   mediaTypes: readonly [JsonMediaType, ...JsonMediaType[]];
   /** Writes its error answers (problem+json for the API group). */
   writeError: ErrorWriter;
+  /**
+   * What a thrown value becomes (its status, for the answer and the log), when the group's protocol says
+   * otherwise than problem+json does (SCIM answers core's `email_taken` with `409`). Default: `problemOf`.
+   */
+  problemOf?: (err: unknown) => Problem;
   /** Counts its requests (the per-client `strict` and `general` budgets for the API group). */
   rateLimit: RateBudget;
   /** Whether browsers call it (CORS over the `origins`, with the `cors` option); else no CORS headers. */

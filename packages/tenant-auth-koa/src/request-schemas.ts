@@ -4,6 +4,7 @@ import { createApiKeyRequestSchema } from './api-key-contract.js';
 import { auditCursor, auditEventTypeSchema, mfaMethodSchema, roleSchema } from './contract-parts.js';
 import { credentialSchema, passkeySchemas } from './passkey-contract.js';
 import { MAX_TOKEN_LENGTH } from './problem-codes.js';
+import { setScimGroupRolesRequestSchema } from './scim-contract.js';
 import { ssoRequestSchemas } from './sso-contract.js';
 import {
   createWebhookRequestSchema,
@@ -251,5 +252,6 @@ export function requestSchemas(limits: InputLimits) {
     updateWebhook: updateWebhookRequestSchema,
     /** The query of `GET /tenants/me/webhooks/:id/deliveries`. */
     webhookDeliveryQuery: webhookDeliveryQuerySchema,
+    setScimGroupRoles: setScimGroupRolesRequestSchema,
   };
 }

@@ -19,6 +19,8 @@ import { API_GROUP, type Mount, type OperationGroup } from './operation-group.js
 import { DEVELOPMENT_ORIGINS, originSet } from './origins.js';
 import { isUnderPrefix, normalizePrefix } from './prefix.js';
 import type { ResponseInfo } from './response-hook.js';
+import { scimOperationGroup } from './scim/scim-operation-group.js';
+import { resolveScimOptions, type ScimOptions } from './scim/scim-options.js';
 
 /**
  * Options of {@link createTenantAuthKoa}. Only `auth` is required; every default follows the HTTP
@@ -70,6 +72,12 @@ export interface TenantAuthKoaOptions {
    * outside the prefix are the application's to measure. A hook that throws is ignored.
    */
   onResponse?: (info: ResponseInfo) => void;
+  /**
+   * Serves SCIM 2.0 provisioning at the path of `scim.baseUrl` (outside the prefix), with the SCIM token
+   * routes under the prefix; see {@link ScimOptions}. Without it those routes answer `501
+   * feature_unavailable` and nothing is served at `/scim/v2`.
+   */
+  scim?: ScimOptions;
 }
 
 /**
@@ -239,7 +247,18 @@ export function composeTenantAuthKoa(
   const { auth } = options;
   const prefix = normalizePrefix(options.prefix);
   const api = composition.api ?? API_GROUP;
-  const mounts = mountsOf(prefix, api, composition.mounts ?? []);
+  const scim = options.scim === undefined ? undefined : resolveScimOptions(options.scim);
+  const scimMounts: Mount[] =
+    scim === undefined
+      ? []
+      : [
+          {
+            path: scim.path,
+            option: 'scim.path',
+            group: scimOperationGroup({ bodyLimitBytes: scim.bodyLimitBytes, budget: scim.budget, logger }),
+          },
+        ];
+  const mounts = mountsOf(prefix, api, [...scimMounts, ...(composition.mounts ?? [])]);
   const origins = originSet(options.origins ?? DEVELOPMENT_ORIGINS, 'origins');
   const cookies = resolveCookieOptions(options.cookies ?? {}, prefix, production);
   const health = options.health === undefined ? undefined : healthCheck(options.health);
@@ -264,6 +283,7 @@ export function composeTenantAuthKoa(
       health,
       openapiJson: JSON.stringify(openapiDocument),
       bodyLimitBytes,
+      scim: scim === undefined ? undefined : { baseUrl: scim.baseUrl },
     },
     guard,
     cors: options.cors === false ? undefined : corsMiddleware(options.cors ?? {}, origins),

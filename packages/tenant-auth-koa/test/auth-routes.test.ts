@@ -554,6 +554,7 @@ describe('public documents', () => {
       cookies: koaSide.cookies,
       origins: koaSide.origins,
       health: healthCheck({ ping: async () => {} }),
+      scim: undefined,
       openapiJson: '{}',
       bodyLimitBytes: 16 * 1024,
     });

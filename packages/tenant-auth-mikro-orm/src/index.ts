@@ -12,6 +12,20 @@ export { TenantAuthOutboxMessage } from './entities/outbox-message.js';
 export type { TenantAuthPasskeyEntity, TenantAuthWebAuthnChallengeEntity } from './entities/passkey.js';
 export { TenantAuthPasskey, TenantAuthWebAuthnChallenge } from './entities/passkey.js';
 export type {
+  TenantAuthScimGroupEntity,
+  TenantAuthScimGroupMemberEntity,
+  TenantAuthScimGroupRoleEntity,
+  TenantAuthScimProfileEntity,
+  TenantAuthScimTokenEntity,
+} from './entities/scim.js';
+export {
+  TenantAuthScimGroup,
+  TenantAuthScimGroupMember,
+  TenantAuthScimGroupRole,
+  TenantAuthScimProfile,
+  TenantAuthScimToken,
+} from './entities/scim.js';
+export type {
   TenantAuthMfaChallengeEntity,
   TenantAuthRecoveryCodeEntity,
   TenantAuthTotpFactorEntity,

@@ -10,6 +10,18 @@ import {
   type TenantAuthWebAuthnChallengeEntity,
 } from './entities/passkey.js';
 import {
+  TenantAuthScimGroup,
+  type TenantAuthScimGroupEntity,
+  TenantAuthScimGroupMember,
+  type TenantAuthScimGroupMemberEntity,
+  TenantAuthScimGroupRole,
+  type TenantAuthScimGroupRoleEntity,
+  TenantAuthScimProfile,
+  type TenantAuthScimProfileEntity,
+  TenantAuthScimToken,
+  type TenantAuthScimTokenEntity,
+} from './entities/scim.js';
+import {
   TenantAuthMfaChallenge,
   type TenantAuthMfaChallengeEntity,
   TenantAuthRecoveryCode,
@@ -61,6 +73,11 @@ export const tenantAuthEntities: readonly [
   EntitySchema<TenantAuthSsoUsedOnceEntity>,
   EntitySchema<TenantAuthWebhookEndpointEntity>,
   EntitySchema<TenantAuthWebhookDeliveryEntity>,
+  EntitySchema<TenantAuthScimTokenEntity>,
+  EntitySchema<TenantAuthScimGroupRoleEntity>,
+  EntitySchema<TenantAuthScimProfileEntity>,
+  EntitySchema<TenantAuthScimGroupEntity>,
+  EntitySchema<TenantAuthScimGroupMemberEntity>,
 ] = [
   TenantAuthTenant,
   TenantAuthUser,
@@ -80,4 +97,9 @@ export const tenantAuthEntities: readonly [
   TenantAuthSsoUsedOnce,
   TenantAuthWebhookEndpoint,
   TenantAuthWebhookDelivery,
+  TenantAuthScimToken,
+  TenantAuthScimGroupRole,
+  TenantAuthScimProfile,
+  TenantAuthScimGroup,
+  TenantAuthScimGroupMember,
 ];

@@ -10,6 +10,7 @@ import { TenantAuthSsoUsedOnceMigration } from './migrations/migration-202612011
 import { TenantAuthSecondFactorLockMigration } from './migrations/migration-20261202100000-second-factor-lock.js';
 import { TenantAuthUserActiveMigration } from './migrations/migration-20261205100000-user-active.js';
 import { TenantAuthWebhooksMigration } from './migrations/migration-20261206100000-webhooks.js';
+import { TenantAuthScimMigration } from './migrations/migration-20261207100000-scim.js';
 
 /**
  * The migrations of tenant-auth, oldest first, as MikroORM `migrationsList` entries with stable names.
@@ -36,6 +37,8 @@ import { TenantAuthWebhooksMigration } from './migrations/migration-202612061000
  *   stays active).
  * - `tenant-auth-20261206100000-webhooks` (1.3): webhook endpoints and their deliveries,
  *   `tenant_auth_webhook_endpoint` and `tenant_auth_webhook_delivery`.
+ * - `tenant-auth-20261207100000-scim` (1.3): SCIM provisioning: tenants' tokens and group-to-role
+ *   mappings, users' directory profiles, groups and their members (`tenant_auth_scim_*`).
  *
  * @example
  * const orm = await MikroORM.init({
@@ -59,4 +62,5 @@ export const tenantAuthMigrations: readonly MigrationObject[] = [
   { name: 'tenant-auth-20261202100000-second-factor-lock', class: TenantAuthSecondFactorLockMigration },
   { name: 'tenant-auth-20261205100000-user-active', class: TenantAuthUserActiveMigration },
   { name: 'tenant-auth-20261206100000-webhooks', class: TenantAuthWebhooksMigration },
+  { name: 'tenant-auth-20261207100000-scim', class: TenantAuthScimMigration },
 ];

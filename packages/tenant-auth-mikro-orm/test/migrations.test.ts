@@ -32,6 +32,7 @@ const SSO_USED_ONCE = 'tenant-auth-20261201100000-sso-used-once';
 const SECOND_FACTOR_LOCK = 'tenant-auth-20261202100000-second-factor-lock';
 const USER_ACTIVE = 'tenant-auth-20261205100000-user-active';
 const WEBHOOKS = 'tenant-auth-20261206100000-webhooks';
+const SCIM = 'tenant-auth-20261207100000-scim';
 const ALL = [
   INITIAL,
   ROLES_TOKENS_OUTBOX_AUDIT,
@@ -44,14 +45,16 @@ const ALL = [
   SECOND_FACTOR_LOCK,
   USER_ACTIVE,
   WEBHOOKS,
+  SCIM,
 ];
 
 /**
  * Timestamp columns of every table (1.1: 17; 1.2: sessions' auth_time and the second factor's five, the
  * passkeys' four, single sign-on's five, and the API key's four; 1.3: SSO's single-use marks' one and
- * users' mfa_locked_until; webhook endpoints' two and deliveries' four).
+ * users' mfa_locked_until; webhook endpoints' two and deliveries' four; SCIM tokens' two, profiles' one and
+ * groups' two).
  */
-const TIMESTAMP_COLUMNS = 44;
+const TIMESTAMP_COLUMNS = 49;
 
 /** Every foreign key with its delete rule (c: cascade, n: set null). */
 const FOREIGN_KEYS = [
@@ -68,6 +71,14 @@ const FOREIGN_KEYS = [
   { conname: 'tenant_auth_passkey_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_recovery_code_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_recovery_code_user_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_scim_group_member_group_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_scim_group_member_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_scim_group_member_user_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_scim_group_role_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_scim_group_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_scim_profile_tenant_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_scim_profile_user_id_foreign', confdeltype: 'c' },
+  { conname: 'tenant_auth_scim_token_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_session_tenant_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_session_user_id_foreign', confdeltype: 'c' },
   { conname: 'tenant_auth_sso_connection_tenant_id_foreign', confdeltype: 'c' },
@@ -153,17 +164,19 @@ function migrationContract(open: () => Promise<{ orm: CoreMikroORM; close: () =>
     expect(times.length).toBe(TIMESTAMP_COLUMNS);
     for (const c of times) expect(c.data_type).toBe('timestamp with time zone');
     expect(columns.filter((c) => c.data_type.startsWith('timestamp')).length).toBe(TIMESTAMP_COLUMNS);
-    // request_id is the client's correlation id, credential_id the authenticator's: free text.
+    // request_id is the client's correlation id, credential_id the authenticator's, external_id the
+    // directory's: free text.
     const ids = columns.filter(
       (c) =>
         (c.column_name === 'id' || c.column_name.endsWith('_id') || c.column_name === 'created_by') &&
-        !['request_id', 'credential_id'].includes(c.column_name),
+        !['request_id', 'credential_id', 'external_id'].includes(c.column_name),
     );
     // 1.2: user and tenant of each second-factor table; the passkey's id, user and tenant, the
     // challenge's; single sign-on's six; the API key's id, tenant and creator; 1.3: the tenant of
     // SSO's single-use marks; the webhook endpoint's id and tenant, the delivery's id, tenant, endpoint
-    // and event.
-    expect(ids.length).toBe(18 + 6 + 5 + 6 + 3 + 1 + 6);
+    // and event; SCIM: the token's tenant, the mapping's tenant, the profile's user and tenant, the
+    // group's id and tenant, the membership's group, user and tenant.
+    expect(ids.length).toBe(18 + 6 + 5 + 6 + 3 + 1 + 6 + 9);
     for (const c of ids) expect(c.data_type).toBe('uuid');
     expect(await foreignKeys(orm)).toEqual(FOREIGN_KEYS);
   });
@@ -261,6 +274,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         SECOND_FACTOR_LOCK,
         USER_ACTIVE,
         WEBHOOKS,
+        SCIM,
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
 
@@ -363,6 +377,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
           createdAt: T0,
         },
       });
+      expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SCIM]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([WEBHOOKS]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([USER_ACTIVE]);
       expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SECOND_FACTOR_LOCK]);
@@ -398,6 +413,7 @@ function upgradeContract(open: () => Promise<{ orm: CoreMikroORM; close: () => P
         SECOND_FACTOR_LOCK,
         USER_ACTIVE,
         WEBHOOKS,
+        SCIM,
       ]);
       expect(await pendingSchemaDiff(orm)).toBe('');
       // Applied again, the upgrade knows only that every user was an owner; the verification is lost.
@@ -495,6 +511,11 @@ describe.skipIf(!TEST_DATABASE_URL)('migrations on PostgreSQL', () => {
         'auth.tenant_auth_outbox_message',
         'auth.tenant_auth_passkey',
         'auth.tenant_auth_recovery_code',
+        'auth.tenant_auth_scim_group',
+        'auth.tenant_auth_scim_group_member',
+        'auth.tenant_auth_scim_group_role',
+        'auth.tenant_auth_scim_profile',
+        'auth.tenant_auth_scim_token',
         'auth.tenant_auth_session',
         'auth.tenant_auth_sso_connection',
         'auth.tenant_auth_sso_identity',

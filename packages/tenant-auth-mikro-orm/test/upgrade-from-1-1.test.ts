@@ -100,6 +100,7 @@ async function upgradesFrom11(orm: CoreMikroORM): Promise<void> {
     'tenant-auth-20261202100000-second-factor-lock',
     'tenant-auth-20261205100000-user-active',
     'tenant-auth-20261206100000-webhooks',
+    'tenant-auth-20261207100000-scim',
   ]);
   expect(await orm.schema.getUpdateSchemaSQL({ wrap: false })).toMatch(/^(\s|set names[^\n]*)*$/i);
 

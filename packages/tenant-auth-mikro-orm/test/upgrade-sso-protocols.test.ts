@@ -29,6 +29,7 @@ const SSO_USED_ONCE = 'tenant-auth-20261201100000-sso-used-once';
 const SECOND_FACTOR_LOCK = 'tenant-auth-20261202100000-second-factor-lock';
 const USER_ACTIVE = 'tenant-auth-20261205100000-user-active';
 const WEBHOOKS = 'tenant-auth-20261206100000-webhooks';
+const SCIM = 'tenant-auth-20261207100000-scim';
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 const PASSWORD = 'Tr1cky-Harbour-Lantern';
 
@@ -94,6 +95,7 @@ async function upgradesSsoConnections(orm: CoreMikroORM): Promise<void> {
     SECOND_FACTOR_LOCK,
     USER_ACTIVE,
     WEBHOOKS,
+    SCIM,
   ]);
   expect(await orm.schema.getUpdateSchemaSQL({ wrap: false })).toMatch(/^(\s|set names[^\n]*)*$/i);
   const stores = createMikroOrmStores(orm);
@@ -156,6 +158,7 @@ async function upgradesSsoConnections(orm: CoreMikroORM): Promise<void> {
     updatedAt: T0,
   });
 
+  expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SCIM]);
   expect((await orm.migrator.down()).map((m) => m.name)).toEqual([WEBHOOKS]);
   expect((await orm.migrator.down()).map((m) => m.name)).toEqual([USER_ACTIVE]);
   expect((await orm.migrator.down()).map((m) => m.name)).toEqual([SECOND_FACTOR_LOCK]);
@@ -177,6 +180,7 @@ async function upgradesSsoConnections(orm: CoreMikroORM): Promise<void> {
     SECOND_FACTOR_LOCK,
     USER_ACTIVE,
     WEBHOOKS,
+    SCIM,
   ]);
   await auth.startSso({ email: `someone@${domain}` });
   expect(provider.started).toEqual([

@@ -32,7 +32,8 @@ addRoute('/audit', {
             { 'data-event': e.type },
             h('td', {}, time(e.at)),
             h('th', { scope: 'row' }, AUDIT_EVENT_LABELS[e.type] ?? e.type),
-            h('td', {}, who(e.actorId)),
+            // The directory (SCIM) and the server itself act without an id: say who they are.
+            h('td', {}, e.actorType === 'scim' ? 'Your directory (SCIM)' : who(e.actorId)),
             h('td', {}, who(e.subjectId)),
             h('td', {}, e.ipAddress ?? '—'),
             h('td', { class: 'ua' }, e.userAgent ?? '—'),

@@ -3,6 +3,7 @@
 // recent authentication: they run through the re-authentication dialog.
 import type { Domain, SsoConnection } from 'tenant-auth-client';
 import { addRoute, announce, client, heading, isAdmin, state } from '../app.js';
+import { copyable } from '../copyable.js';
 import {
   append,
   confirmDialog,
@@ -166,36 +167,6 @@ function domainItem(domain: Domain, owner: boolean, errors: HTMLFormElement, rel
 /** Days before a certificate's end from which the page warns of it. */
 const EXPIRY_WARNING_DAYS = 30;
 const DAY_MS = 86_400_000;
-
-/** A value to register at the identity provider, with a button that copies it. */
-function copyable(id: string, value: string): HTMLElement {
-  const status = h('span', { role: 'status', class: 'muted' });
-  return h(
-    'span',
-    { class: 'copyable' },
-    h('code', { id }, value),
-    ' ',
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary small',
-        'aria-describedby': id,
-        onclick: async () => {
-          try {
-            await navigator.clipboard.writeText(value);
-            status.textContent = 'Copied.';
-          } catch {
-            status.textContent = 'Select it and copy it.';
-          }
-        },
-      },
-      'Copy',
-    ),
-    ' ',
-    status,
-  );
-}
 
 /** A signing certificate of a SAML provider: its fingerprint, its end, and a warning near that end. */
 function certificateItem(certificate: { fingerprintSha256: string; notAfter: string }): HTMLElement {

@@ -2,6 +2,7 @@ import { countActiveByRoleOf, revokeCreatedByOf, setActiveUnavailable } from '..
 import type { ApiKeyStore } from '../ports/api-key-store.js';
 import type { FactorStore } from '../ports/factor-store.js';
 import type { PasskeyStore } from '../ports/passkey-store.js';
+import type { ScimStore } from '../ports/scim-store.js';
 import type { SsoStore } from '../ports/sso-store.js';
 import type {
   CompleteTenantAuthStores,
@@ -122,12 +123,40 @@ function standInWebhooks(): WebhookStore {
   };
 }
 
+function standInScim(): ScimStore {
+  // Nothing of sign-in or cleanup reads it: every SCIM use case, token verification included, is the feature.
+  const no = unavailable('SCIM provisioning (stores.scim)');
+  return {
+    saveToken: no,
+    findToken: no,
+    findTokenByHash: no,
+    deleteToken: no,
+    touchToken: no,
+    getGroupRoles: no,
+    setGroupRoles: no,
+    saveProfile: no,
+    findProfiles: no,
+    findUserIdsByExternalId: no,
+    listManagedUserIds: no,
+    pageUsers: no,
+    createGroup: no,
+    findGroup: no,
+    pageGroups: no,
+    updateGroup: no,
+    deleteGroup: no,
+    setGroupMembers: no,
+    listGroupMembers: no,
+    groupsOfUsers: no,
+  };
+}
+
 const STAND_INS = {
   factors: standInFactors(),
   passkeys: standInPasskeys(),
   sso: standInSso(),
   apiKeys: standInApiKeys(),
   webhooks: standInWebhooks(),
+  scim: standInScim(),
 };
 
 /**
@@ -182,6 +211,7 @@ function completeTransaction(stores: TransactionStores): CompleteTransactionStor
       ? withMethods(stores.apiKeys, { revokeCreatedBy: revokeCreatedByOf(stores.apiKeys) })
       : STAND_INS.apiKeys,
     webhooks: stores.webhooks ?? STAND_INS.webhooks,
+    scim: stores.scim ?? STAND_INS.scim,
   };
 }
 

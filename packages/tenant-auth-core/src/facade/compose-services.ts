@@ -1,3 +1,4 @@
+import { createApiKeyRevocations } from '../mechanisms/api-key-revocations.js';
 import { createBackground } from '../mechanisms/background.js';
 import { createEventLog } from '../mechanisms/events/event-log.js';
 import { createMailOutbox, type MailOutbox } from '../mechanisms/mail/mail-outbox.js';
@@ -137,6 +138,7 @@ export function composeServices(resolved: ResolvedOptions): Services {
     policy,
     sessionTokens,
     cache,
+    apiKeyRevocations: createApiKeyRevocations(),
     oneTimeTokens: createOneTimeTokens(clock, random),
     mail,
     limits,

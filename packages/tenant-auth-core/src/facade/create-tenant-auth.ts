@@ -6,6 +6,7 @@ import { createMaintenance } from '../use-cases/maintenance/maintenance.js';
 import { createMembers } from '../use-cases/members/members.js';
 import { createMfa } from '../use-cases/mfa/mfa.js';
 import { createPasskeys } from '../use-cases/passkeys/passkeys.js';
+import { createScim } from '../use-cases/scim/scim.js';
 import { createSessions } from '../use-cases/sessions/sessions.js';
 import { createSso } from '../use-cases/sso/sso.js';
 import { createWebhooks } from '../use-cases/webhooks/webhooks.js';
@@ -47,6 +48,7 @@ export function createTenantAuth(options: TenantAuthOptions): TenantAuth {
     ...createSso(services, resolved.sso),
     ...createApiKeys(services, { cacheSeconds: resolved.apiKeyCacheSeconds }),
     ...createWebhooks(services, resolved.webhooks),
+    ...createScim(services),
     ...createMaintenance(services, {
       revokedSessionRetentionSeconds: resolved.revokedSessionRetentionSeconds,
       auditRetentionSeconds: resolved.auditRetentionSeconds,

@@ -5,6 +5,7 @@ import type { TenantAuthMaintenance } from '../use-cases/maintenance/maintenance
 import type { TenantAuthMembers } from '../use-cases/members/members.js';
 import type { TenantAuthMfa } from '../use-cases/mfa/mfa.js';
 import type { TenantAuthPasskeys } from '../use-cases/passkeys/passkey-types.js';
+import type { TenantAuthScim } from '../use-cases/scim/scim-types.js';
 import type { TenantAuthSessions } from '../use-cases/sessions/sessions.js';
 import type { TenantAuthSso } from '../use-cases/sso/sso.js';
 import type { TenantAuthWebhooks } from '../use-cases/webhooks/webhooks.js';
@@ -24,7 +25,7 @@ import type { Role } from '../vocabulary/roles.js';
  * Each use case states its own part, in its folder, with the functions that implement it under the same
  * names: {@link TenantAuthAccounts}, {@link TenantAuthSessions}, {@link TenantAuthMembers},
  * {@link TenantAuthAudit}, {@link TenantAuthMfa}, {@link TenantAuthPasskeys}, {@link TenantAuthSso},
- * {@link TenantAuthApiKeys}, {@link TenantAuthWebhooks} and {@link TenantAuthMaintenance}. `authorize` is the facade's own: it serves
+ * {@link TenantAuthApiKeys}, {@link TenantAuthWebhooks}, {@link TenantAuthScim} and {@link TenantAuthMaintenance}. `authorize` is the facade's own: it serves
  * users and API keys alike.
  *
  * @example
@@ -42,6 +43,7 @@ export interface TenantAuth
     TenantAuthSso,
     TenantAuthApiKeys,
     TenantAuthWebhooks,
+    TenantAuthScim,
     TenantAuthMaintenance {
   /**
    * The caller's account as the stores know it now, if its role is at least `minimum` (owner > admin >

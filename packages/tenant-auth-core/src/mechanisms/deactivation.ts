@@ -3,6 +3,8 @@ import type { CompleteTransactionStores, UserStore } from '../ports/tenant-auth-
 import { errorOf, TenantAuthError } from '../vocabulary/errors.js';
 import type { UserRecord } from '../vocabulary/records.js';
 import type { Role } from '../vocabulary/roles.js';
+import type { ApiKeyRevocations } from './api-key-revocations.js';
+import type { ActiveSessionCache } from './sessions/active-session-cache.js';
 
 // Deactivation (docs/http-api.md, "Errors added in 1.3"): a deactivated account keeps its data but signs in
 // no more. Every sign-in path asks `assertActive` once the credential is proven (the right password is
@@ -75,6 +77,34 @@ export function countActiveOwners(
 }
 
 /**
+ * @internal Refuses with `last_owner` a change that would take the tenant's last active owner away (a
+ * demotion, a deactivation, a removal of `target`): call it under the tenant lock, where the count holds.
+ *
+ * @example
+ * await assertNotLastActiveOwner(tx, target);
+ */
+export async function assertNotLastActiveOwner(
+  tx: Pick<CompleteTransactionStores, 'users'>,
+  target: Pick<UserRecord, 'tenantId' | 'role' | 'active'>,
+): Promise<void> {
+  if (target.role === 'owner' && isActive(target) && (await countActiveOwners(tx, target.tenantId)) <= 1)
+    throw errorOf('last_owner');
+}
+
+/**
+ * @internal Removes a member of its tenant (an admin's `DELETE /tenants/me/members/:userId`, a directory's
+ * `DELETE /Users/:id`), under the tenant lock its caller holds: never the last active owner; the account
+ * goes with its sessions in this transaction, so no request of it passes a session check once it commits.
+ */
+export async function removeUser(
+  tx: Pick<CompleteTransactionStores, 'users'>,
+  target: Pick<UserRecord, 'tenantId' | 'id' | 'role' | 'active'>,
+): Promise<void> {
+  await assertNotLastActiveOwner(tx, target);
+  await tx.users.delete(target.tenantId, target.id);
+}
+
+/**
  * @internal Deactivates a user inside its caller's transaction (which holds the tenant lock): the flag, its
  * sessions (and so its refresh tokens) and the API keys it created, all revoked in this one transaction.
  */
@@ -95,4 +125,17 @@ export async function reactivateUser(
   user: Pick<UserRecord, 'tenantId' | 'id'>,
 ): Promise<void> {
   await setActiveOf(tx.users)(user.tenantId, user.id, true);
+}
+
+/**
+ * @internal Once a change that ended a user's access is committed (deactivated, removed): this process's
+ * caches forget what they trusted, the active sessions and the verified API keys alike, so that neither a
+ * session nor a key of that user is accepted here again.
+ */
+export function forgetEndedAccess(services: {
+  cache: Pick<ActiveSessionCache, 'forgetAll'>;
+  apiKeyRevocations: ApiKeyRevocations;
+}): void {
+  services.cache.forgetAll();
+  services.apiKeyRevocations.bump();
 }

@@ -2,6 +2,7 @@ import type { ResolvedInstrumentation } from '../ports/instrumentation.js';
 import type { Logger } from '../ports/logger.js';
 import type { CompleteTenantAuthStores } from '../ports/tenant-auth-stores.js';
 import type { Clock, RandomBytes } from '../vocabulary/clock.js';
+import type { ApiKeyRevocations } from './api-key-revocations.js';
 import type { Background } from './background.js';
 import type { EventLog } from './events/event-log.js';
 import type { MailOutbox } from './mail/mail-outbox.js';
@@ -38,6 +39,8 @@ export interface Services {
   policy: PasswordPolicy;
   sessionTokens: SessionTokens;
   cache: ActiveSessionCache;
+  /** Counts the changes that end API keys: the verified-key cache trusts none made before the last one. */
+  apiKeyRevocations: ApiKeyRevocations;
   oneTimeTokens: OneTimeTokens;
   /** `undefined` when the `mail` option is not set. */
   mail: MailOutbox | undefined;

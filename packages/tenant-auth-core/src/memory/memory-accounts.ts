@@ -9,7 +9,7 @@ function userOf(s: MemoryState, tenantId: string, userId: string): UserRecord | 
   return user?.tenantId === tenantId ? user : undefined;
 }
 
-/** @internal Deletes a user and what belongs to it: sessions, second factors and one-time tokens. */
+/** @internal Deletes a user and what belongs to it: sessions, second factors, one-time tokens, SCIM profile and memberships. */
 export function deleteUser(s: MemoryState, user: UserRecord): void {
   s.users.delete(user.id);
   s.userIdByEmail.delete(user.email);
@@ -21,6 +21,8 @@ export function deleteUser(s: MemoryState, user: UserRecord): void {
   for (const [key, c] of [...s.webauthnChallenges])
     if (c.userId === user.id) s.webauthnChallenges.delete(key);
   for (const [key, i] of [...s.ssoIdentities]) if (i.userId === user.id) s.ssoIdentities.delete(key);
+  s.scimProfiles.delete(user.id);
+  for (const [key, m] of [...s.scimMembers]) if (m.userId === user.id) s.scimMembers.delete(key);
   for (const session of [...s.sessions.values()]) {
     if (session.userId !== user.id) continue;
     s.sessions.delete(session.id);
@@ -82,6 +84,10 @@ export function memoryTenantStore(run: Run): CompleteTransactionStores['tenants'
         for (const d of [...s.webhookDeliveries.values()]) {
           if (d.tenantId === tenantId) s.webhookDeliveries.delete(d.id);
         }
+        s.scimTokens.delete(tenantId);
+        s.scimGroupRoles.delete(tenantId);
+        for (const g of [...s.scimGroups.values()]) if (g.tenantId === tenantId) s.scimGroups.delete(g.id);
+        for (const [key, m] of [...s.scimMembers]) if (m.tenantId === tenantId) s.scimMembers.delete(key);
         s.tenants.delete(tenantId);
         s.tenantIdBySlug.delete(tenant.slug);
         return true;

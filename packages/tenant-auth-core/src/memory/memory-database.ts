@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ApiKeyRecord } from '../ports/api-key-store.js';
 import type { FactorLockState, MfaChallengeRecord, TotpFactorRecord } from '../ports/factor-store.js';
 import type { PasskeyRecord, WebAuthnChallengeRecord } from '../ports/passkey-store.js';
+import type { ScimGroupRecord, ScimProfileRecord, ScimTokenRecord } from '../ports/scim-store.js';
 import type { DomainRecord, SsoConnectionRecord, SsoIdentityRecord } from '../ports/sso-store.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../ports/webhook-store.js';
 import type {
@@ -12,6 +13,7 @@ import type {
   TenantRecord,
   UserRecord,
 } from '../vocabulary/records.js';
+import type { ScimGroupRole } from '../vocabulary/scim.js';
 
 /** @internal A stored TOTP factor, with its owner. */
 export type MemoryTotpFactor = TotpFactorRecord & { tenantId: string; userId: string };
@@ -25,6 +27,13 @@ export interface MemoryRecoveryCode {
 
 /** @internal A stored webhook delivery, with its claim. */
 export type MemoryWebhookDelivery = WebhookDeliveryRecord & { lockedUntil: Date | null };
+
+/** @internal A stored membership of a SCIM group. */
+export interface MemoryScimMember {
+  tenantId: string;
+  groupId: string;
+  userId: string;
+}
 
 /** @internal Everything the memory stores hold. */
 export interface MemoryState {
@@ -66,6 +75,16 @@ export interface MemoryState {
   webhookEndpoints: Map<string, WebhookEndpointRecord>;
   /** By delivery id. */
   webhookDeliveries: Map<string, MemoryWebhookDelivery>;
+  /** By tenant id. */
+  scimTokens: Map<string, ScimTokenRecord>;
+  /** By tenant id. */
+  scimGroupRoles: Map<string, ScimGroupRole[]>;
+  /** By user id. */
+  scimProfiles: Map<string, ScimProfileRecord>;
+  /** By group id. */
+  scimGroups: Map<string, ScimGroupRecord>;
+  /** By `groupId|userId`. */
+  scimMembers: Map<string, MemoryScimMember>;
 }
 
 const emptyState = (): MemoryState => ({
@@ -93,6 +112,11 @@ const emptyState = (): MemoryState => ({
   apiKeyIdBySecretHash: new Map(),
   webhookEndpoints: new Map(),
   webhookDeliveries: new Map(),
+  scimTokens: new Map(),
+  scimGroupRoles: new Map(),
+  scimProfiles: new Map(),
+  scimGroups: new Map(),
+  scimMembers: new Map(),
 });
 
 /**

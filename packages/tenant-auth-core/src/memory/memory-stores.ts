@@ -8,6 +8,7 @@ import { memoryOneTimeTokenStore } from './memory-one-time-tokens.js';
 import { memoryOutboxStore } from './memory-outbox.js';
 import { memoryPasskeyStore } from './memory-passkeys.js';
 import type { Run } from './memory-run.js';
+import { memoryScimStore } from './memory-scim.js';
 import { memorySessionStore } from './memory-sessions.js';
 import { memorySsoStore } from './memory-sso.js';
 import { memoryWebhookStore } from './memory-webhooks.js';
@@ -25,6 +26,7 @@ function storesOn(run: Run): CompleteTransactionStores {
     sso: memorySsoStore(run),
     apiKeys: memoryApiKeyStore(run),
     webhooks: memoryWebhookStore(run),
+    scim: memoryScimStore(run),
   };
 }
 

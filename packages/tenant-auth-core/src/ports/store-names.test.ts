@@ -13,6 +13,7 @@ describe('STORE_NAMES, the one list of the stores', () => {
       'sso',
       'apiKeys',
       'webhooks',
+      'scim',
     ]);
   });
 
@@ -24,8 +25,8 @@ describe('STORE_NAMES, the one list of the stores', () => {
     // @ts-expect-error `widgets` is missing from STORES
     const lacking: StoreRequirements<WithWidgets> = STORES;
     // A store the list names and the type lacks.
-    // @ts-expect-error `scim` is not a store of TenantAuthStores
-    const extra: StoreRequirements = { ...STORES, scim: 'required' };
+    // @ts-expect-error `gadgets` is not a store of TenantAuthStores
+    const extra: StoreRequirements = { ...STORES, gadgets: 'required' };
     // A store the type makes optional, listed as required (and the other way round).
     type WithOptional = TenantAuthStores & { readonly widgets?: object };
     // @ts-expect-error an optional store is 'optional'

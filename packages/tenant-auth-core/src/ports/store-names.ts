@@ -30,6 +30,7 @@ export const STORES = {
   sso: 'optional',
   apiKeys: 'optional',
   webhooks: 'optional',
+  scim: 'optional',
 } as const satisfies StoreRequirements;
 
 /** @internal The name of a store of the bundle. */

@@ -13,6 +13,7 @@ import type { Role } from '../vocabulary/roles.js';
 import type { ApiKeyStore } from './api-key-store.js';
 import type { FactorStore } from './factor-store.js';
 import type { PasskeyStore } from './passkey-store.js';
+import type { ScimStore } from './scim-store.js';
 import type { SealedValuePage } from './sealed-value-page.js';
 import type { SsoStore } from './sso-store.js';
 import type { WebhookStore } from './webhook-store.js';
@@ -40,7 +41,8 @@ export interface TenantStore {
   lock(tenantId: string): Promise<boolean>;
   /**
    * Deletes a tenant with everything that belongs to it: users, sessions, one-time tokens, second
-   * factors, audit events, its domains, its SSO connection and identities. Returns whether a tenant was deleted.
+   * factors, audit events, its domains, its SSO connection and identities, its SCIM token, profiles and
+   * groups. Returns whether a tenant was deleted.
    */
   delete(tenantId: string): Promise<boolean>;
   /**
@@ -84,7 +86,7 @@ export interface UserStore {
   changeEmail(tenantId: string, userId: string, email: string): Promise<boolean>;
   /**
    * Deletes a user of that tenant with its sessions, its second factors and challenges, its SSO
-   * identities, and the one-time tokens issued for it. Returns whether a user was deleted.
+   * identities, its SCIM profile and group memberships, and the one-time tokens issued for it. Returns whether a user was deleted.
    */
   delete(tenantId: string, userId: string): Promise<boolean>;
   /**
@@ -422,6 +424,8 @@ export interface TransactionStores {
   readonly apiKeys?: ApiKeyStore;
   /** Webhook endpoints and deliveries (1.3). */
   readonly webhooks?: WebhookStore;
+  /** SCIM provisioning: the tenant's token, group-to-role mapping, directory profiles and groups (1.3). */
+  readonly scim?: ScimStore;
 }
 
 /**
@@ -460,6 +464,7 @@ export interface CompleteTransactionStores extends TransactionStores {
   readonly sso: SsoStore;
   readonly apiKeys: ApiKeyStore;
   readonly webhooks: WebhookStore;
+  readonly scim: ScimStore;
 }
 
 /**

@@ -17,6 +17,7 @@ import { tokenConsumeCases, tokenIssueCases, tokenTenantCases } from './conforma
 import { outboxCases } from './conformance/outbox.js';
 import { passkeyCases, webauthnChallengeCases } from './conformance/passkeys.js';
 import { rotateCurrentCases } from './conformance/rotate-current.js';
+import { scimCases } from './conformance/scim.js';
 import { sealedValueCases } from './conformance/sealed-values.js';
 import { reauthenticateCases, requireMfaCases } from './conformance/second-factor-sessions.js';
 import { sessionFindByIdCases, sessionFindByRefreshHashCases } from './conformance/session-reads.js';
@@ -92,6 +93,7 @@ const CASES: ((context: ConformanceContext) => void)[] = [
   ssoUseOnceCases,
   apiKeyCases,
   webhookCases,
+  scimCases,
   sealedValueCases,
 ];
 

@@ -32,6 +32,8 @@ export const FIELD_ERROR_CODES = [
   'invalid_certificate',
   'invalid_url',
   'invalid_event',
+  'domain_not_verified',
+  'unknown_user',
 ] as const;
 
 /**

@@ -10,12 +10,13 @@ export type ClientBudget = 'strict' | 'general';
 /**
  * Every budget tenant-auth counts: the per-client ones, `network` (the aggregate of a client's network,
  * a /24 or a /48, on the strict routes), `account` (failed password checks per account), `mfa` (wrong
- * second-factor answers per account) and `mailbox` (emails per address per hour).
+ * second-factor answers per account), `mailbox` (emails per address per hour) and `scim` (SCIM requests
+ * per tenant, counted by the HTTP adapter).
  *
  * @example
  * if (err.rateLimit?.budget === 'account') showAccountLockedHint();
  */
-export type RateLimitBudget = ClientBudget | 'network' | 'account' | 'mfa' | 'mailbox';
+export type RateLimitBudget = ClientBudget | 'network' | 'account' | 'mfa' | 'mailbox' | 'scim';
 
 /**
  * The state of one budget after a request was counted against it. Maps onto the `RateLimit-*` and

@@ -240,6 +240,12 @@ export const AUDIT_EVENT_TYPES = [
   'webhook_updated',
   'webhook_deleted',
   'webhook_disabled',
+  'scim_user_created',
+  'scim_user_updated',
+  'scim_user_deleted',
+  'scim_group_changed',
+  'scim_token_created',
+  'scim_token_revoked',
 ] as const;
 
 /**
@@ -251,14 +257,15 @@ export const AUDIT_EVENT_TYPES = [
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
 /**
- * What can act on a tenant: a signed-in `user`, an `api_key` (docs/http-api.md, "API keys"), or the server
- * itself (`system`, 1.3: disabling a failing webhook). The word
+ * What can act on a tenant: a signed-in `user`, an `api_key` (docs/http-api.md, "API keys"), the server
+ * itself (`system`, 1.3: disabling a failing webhook), or the tenant's directory (`scim`, 1.3: SCIM
+ * provisioning; `actorId` null). The word
  * of `AuditEvent.actorType` and of a principal's `actorType`.
  *
  * @example
  * const byKey = events.filter((e) => e.actorType === ('api_key' satisfies ActorType));
  */
-export const ACTOR_TYPES = ['user', 'api_key', 'system'] as const;
+export const ACTOR_TYPES = ['user', 'api_key', 'system', 'scim'] as const;
 
 /**
  * One of {@link ACTOR_TYPES}.

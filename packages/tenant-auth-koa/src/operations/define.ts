@@ -22,6 +22,8 @@ export interface RouteSettings {
   openapiJson: string;
   /** The largest JSON body (the `bodyLimitBytes` option), for the operations that set no limit of their own. */
   bodyLimitBytes: number;
+  /** SCIM provisioning, when the `scim` option serves it: the base URL its resources live under. */
+  scim: { baseUrl: string } | undefined;
 }
 
 /** @internal The request schemas of the contract (http-contract.ts), by name. */

@@ -10,6 +10,7 @@ import { META_OPERATIONS } from './meta.js';
 import { MFA_OPERATIONS } from './mfa.js';
 import { PASSKEY_OPERATIONS } from './passkeys.js';
 import { RECOVERY_OPERATIONS } from './recovery.js';
+import { SCIM_OPERATIONS } from './scim.js';
 import { SESSION_OPERATIONS } from './sessions.js';
 import { SSO_OPERATIONS } from './sso.js';
 import { TENANT_OPERATIONS } from './tenants.js';
@@ -17,7 +18,7 @@ import { WEBHOOK_OPERATIONS } from './webhooks.js';
 
 /**
  * The routes of 1.2's features whose store an application's bundle may leave out (core's optional stores:
- * factors, passkeys, SSO, API keys, webhooks): they may answer `501 feature_unavailable`.
+ * factors, passkeys, SSO, API keys, webhooks, SCIM): they may answer `501 feature_unavailable`.
  */
 const withOptionalStore = (group: readonly Operation[]): Operation[] =>
   group.map((operation) => ({
@@ -45,6 +46,7 @@ export const OPERATIONS: readonly Operation[] = Object.freeze([
   ...withOptionalStore(PASSKEY_OPERATIONS),
   ...withOptionalStore(API_KEY_OPERATIONS),
   ...withOptionalStore(WEBHOOK_OPERATIONS),
+  ...withOptionalStore(SCIM_OPERATIONS),
 ]);
 
 /** @internal Whether an operation is served (and documented) with these options. */

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { replayScimConversation, scimConversation } from '../../../../test-support/scim-conversations.js';
 import { resourceTypes, schemas, serviceProviderConfig } from './discovery.js';
 import { parseGroupFilter, parseUserFilter } from './filter.js';
 import { applyGroupPatch } from './group-patch.js';
@@ -7,7 +7,7 @@ import { groupFromScim, groupReplacedFromScim, groupToScim } from './group-resou
 import { listResponse, parseListQuery } from './list-response.js';
 import { ScimError, scimErrorBodyOf } from './scim-error.js';
 import type { ScimGroup, ScimGroupFields, ScimUser, ScimUserFields } from './scim-records.js';
-import { asciiLower, isJsonObject } from './scim-values.js';
+import { asciiLower } from './scim-values.js';
 import { BASE_URL } from './test-helpers.js';
 import { applyUserPatch } from './user-patch.js';
 import { userFromScim, userReplacedFromScim, userToScim } from './user-resource.js';
@@ -20,62 +20,7 @@ import { userFromScim, userReplacedFromScim, userToScim } from './user-resource.
  * use cases; the HTTP replay over the real stack replaces it when the routes land.
  */
 
-interface Exchange {
-  name: string;
-  source: string;
-  adapted?: string;
-  request: { method: string; path: string; headers?: Record<string, string>; body?: unknown };
-  response: { status: number | number[]; body?: unknown; bodyLacks?: string[] };
-  binds?: string;
-}
-
-interface Conversation {
-  directory: string;
-  sources: { title: string }[];
-  format: string[];
-  tenant: { verifiedDomains: string[] };
-  exchanges: Exchange[];
-}
-
-function conversation(name: string): Conversation {
-  const url = new URL(`../../test/fixtures/scim/${name}.json`, import.meta.url);
-  return JSON.parse(readFileSync(url, 'utf8')) as Conversation;
-}
-
-const CONVERSATIONS = { entra: conversation('entra'), okta: conversation('okta') };
-
-/** `{{name}}` in every string, replaced by the bound id. */
-function bind<T>(value: T, ids: Map<string, string>): T {
-  if (typeof value === 'string') {
-    return value.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
-      const id = ids.get(name);
-      if (id === undefined) throw new Error(`{{${name}}} is used before an exchange binds it.`);
-      return id;
-    }) as T;
-  }
-  if (Array.isArray(value)) return value.map((item) => bind(item, ids)) as T;
-  if (isJsonObject(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, bind(item, ids)])) as T;
-  }
-  return value;
-}
-
-/** The fixture's matching rule: objects by the members named, arrays element by element. */
-function expectToHold(actual: unknown, expected: unknown, where: string): void {
-  if (Array.isArray(expected)) {
-    expect(Array.isArray(actual) ? actual.length : actual, `${where}: length`).toBe(expected.length);
-    for (const [index, item] of expected.entries()) {
-      expectToHold((actual as unknown[])[index], item, `${where}[${index}]`);
-    }
-  } else if (isJsonObject(expected)) {
-    expect(isJsonObject(actual), `${where}: an object`).toBe(true);
-    for (const [key, item] of Object.entries(expected)) {
-      expectToHold((actual as Record<string, unknown>)[key], item, `${where}.${key}`);
-    }
-  } else {
-    expect(actual, where).toEqual(expected);
-  }
-}
+const CONVERSATIONS = { entra: scimConversation('entra'), okta: scimConversation('okta') };
 
 type StoredUser = Omit<ScimUser, 'groups'>;
 type StoredGroup = Omit<ScimGroup, 'members'> & { memberIds: string[] };
@@ -243,23 +188,11 @@ describe.each(Object.entries(CONVERSATIONS))('the recorded %s conversation', (_,
     }
   });
 
-  it('replays through the parsers, appliers and resources: every answer holds what the fixture expects', () => {
+  it('replays through the parsers, appliers and resources: every answer holds what the fixture expects', async () => {
     const tenant = new Tenant(recorded.tenant.verifiedDomains);
-    const ids = new Map<string, string>();
-    for (const exchange of recorded.exchanges) {
-      const where = `${recorded.directory}: ${exchange.name}`;
-      const path = bind(exchange.request.path, ids);
-      const result = answerOrError(tenant, exchange.request.method, path, bind(exchange.request.body, ids));
-      const statuses = [exchange.response.status].flat();
-      expect(statuses, `${where}: status (answered ${JSON.stringify(result.body)})`).toContain(result.status);
-      if (exchange.binds !== undefined) ids.set(exchange.binds, (result.body as { id: string }).id);
-      if (exchange.response.body !== undefined) {
-        expectToHold(result.body, bind(exchange.response.body, ids), where);
-      }
-      for (const member of exchange.response.bodyLacks ?? []) {
-        expect(result.body, `${where}: without ${member}`).not.toHaveProperty(member);
-      }
-    }
+    await replayScimConversation(recorded, async ({ method, path, body }) =>
+      answerOrError(tenant, method, path, body),
+    );
   });
 });
 

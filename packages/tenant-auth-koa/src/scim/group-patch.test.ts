@@ -35,6 +35,17 @@ describe('applyGroupPatch: members', () => {
     expect(patched({ op: 'remove', path: 'members[value eq "u_ada"]' }).memberIds).toEqual(['u_bob']);
   });
 
+  it('compares member ids as stored (lower-case), whatever case the directory sends them in', () => {
+    expect(patched({ op: 'remove', path: 'members[value eq "U_ADA"]' }).memberIds).toEqual(['u_bob']);
+    expect(patched({ op: 'remove', path: 'members', value: [{ value: 'U_BOB' }] }).memberIds).toEqual([
+      'u_ada',
+    ]);
+    expect(patched({ op: 'add', path: 'members', value: [{ value: 'U_ADA' }] }).memberIds).toEqual([
+      'u_ada',
+      'u_bob',
+    ]);
+  });
+
   it('remove of a member that is not there removes no one (Okta removes before it adds)', () => {
     expect(
       patched({ op: 'remove', path: 'members[value eq "89bb1940-b905-4575-9e7f-6f887cfb368e"]' }),

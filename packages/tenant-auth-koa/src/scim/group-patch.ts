@@ -32,6 +32,9 @@ function filteredMember(path: ScimAttributePath): string {
   return filter.value;
 }
 
+/** The member ids of a value, as core stores ids (lower-case): a directory may send a UUID in upper case. */
+const idsIn = (value: unknown): string[] => memberIdsOf(value).map(asciiLower);
+
 function applyToMembers(fields: ScimGroupFields, target: ScimTargetedOperation): ScimGroupFields {
   const { op, path, value } = target;
   const current = fields.memberIds;
@@ -39,19 +42,19 @@ function applyToMembers(fields: ScimGroupFields, target: ScimTargetedOperation):
     if (path.subAttribute !== null) {
       throw scimBadRequest('invalidPath', 'A member is addressed as members[value eq "<id>"].');
     }
-    if (op === 'add') return { ...fields, memberIds: [...new Set([...current, ...memberIdsOf(value)])] };
-    if (op === 'replace') return { ...fields, memberIds: memberIdsOf(value) };
+    if (op === 'add') return { ...fields, memberIds: [...new Set([...current, ...idsIn(value)])] };
+    if (op === 'replace') return { ...fields, memberIds: idsIn(value) };
     // remove: with a value, those members (Entra ID's form); without one, no one.
     if (value === undefined || value === null) return fields;
-    const removed = new Set(memberIdsOf(value));
+    const removed = new Set(idsIn(value));
     return { ...fields, memberIds: current.filter((id) => !removed.has(id)) };
   }
-  const id = filteredMember(path);
+  const id = asciiLower(filteredMember(path));
   if (op === 'remove') return { ...fields, memberIds: current.filter((member) => member !== id) };
   if (op === 'add') throw scimBadRequest('invalidPath', 'Members are added with the path "members".');
   // replace members[value eq "<id>"]: that member by another (RFC 7644 3.5.2.3).
   if (!current.includes(id)) throw scimBadRequest('noTarget', 'No member matches the filter.');
-  const replacement = memberIdsOf(value);
+  const replacement = idsIn(value);
   if (replacement.length !== 1) throw scimBadRequest('invalidValue', 'A member is replaced by one member.');
   const [next] = replacement as [string];
   return { ...fields, memberIds: [...new Set(current.map((member) => (member === id ? next : member)))] };

@@ -7,6 +7,7 @@ import { sqlFactorStore } from './stores/sql-factor-store.js';
 import { sqlOneTimeTokenStore } from './stores/sql-one-time-token-store.js';
 import { sqlOutboxStore } from './stores/sql-outbox-store.js';
 import { sqlPasskeyStore } from './stores/sql-passkey-store.js';
+import { sqlScimStore } from './stores/sql-scim-store.js';
 import { sqlSealedValueVerbs } from './stores/sql-sealed-values.js';
 import { sqlSessionStore } from './stores/sql-session-store.js';
 import { sqlSsoStore } from './stores/sql-sso-store.js';
@@ -30,6 +31,7 @@ function storesOn(driver: SqlDriver): CompleteTransactionStores {
     sso: { ...sqlSsoStore(driver), ...sealed.sso },
     apiKeys: sqlApiKeyStore(driver),
     webhooks: sqlWebhookStore(driver),
+    scim: sqlScimStore(driver),
   };
 }
 

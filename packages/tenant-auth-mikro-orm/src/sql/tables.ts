@@ -23,6 +23,11 @@ export const TABLES = [
   'tenant_auth_sso_used_once',
   'tenant_auth_webhook_endpoint',
   'tenant_auth_webhook_delivery',
+  'tenant_auth_scim_token',
+  'tenant_auth_scim_group_role',
+  'tenant_auth_scim_profile',
+  'tenant_auth_scim_group',
+  'tenant_auth_scim_group_member',
 ] as const;
 
 /** @internal One of {@link TABLES}. */

@@ -25,6 +25,8 @@ interface CachedKey {
   until: number;
   /** When this process last wrote (or read) `lastUsedAt`, in ms; `null` if never. */
   lastUsedMs: number | null;
+  /** `apiKeyRevocations.current` when it was made: a change that ended keys since makes it stale. */
+  revision: number;
 }
 
 const claimsOf = (key: ApiKeyRecord, role: Role): ApiKeyClaims => ({
@@ -44,16 +46,16 @@ const claimsOf = (key: ApiKeyRecord, role: Role): ApiKeyClaims => ({
  * bounds that), so nobody can fill the cache.
  */
 export function createApiKeyVerification(
-  services: Pick<Services, 'stores' | 'clock' | 'background'>,
+  services: Pick<Services, 'stores' | 'clock' | 'background' | 'apiKeyRevocations'>,
   settings: { cacheSeconds: number; onCheck: (outcome: ApiKeyCheckOutcome) => void },
 ) {
-  const { stores, clock, background } = services;
+  const { stores, clock, background, apiKeyRevocations: revocations } = services;
   const cache = new Map<string, CachedKey>();
   // One look-up per key at a time: when a busy key's entry expires, its concurrent requests share it.
   const lookups = new Map<string, Promise<ApiKeyRecord | null>>();
   const ttlMs = settings.cacheSeconds * 1000;
-  // Bumped by every revocation through this process: a look-up that started before one is not trusted.
-  let revision = 0;
+  // Bumped by every change that ended keys through this process (a revocation, a user deactivated or
+  // removed): an entry made, or a look-up started, before one is not trusted.
 
   function lookUp(hash: string): Promise<ApiKeyRecord | null> {
     let pending = lookups.get(hash);
@@ -87,7 +89,8 @@ export function createApiKeyVerification(
   /** The cached entry of a hash while it is fresh and its key unexpired at `nowMs`. */
   function fresh(hash: string, nowMs: number): CachedKey | undefined {
     const entry = cache.get(hash);
-    if (entry === undefined || entry.until <= nowMs) return undefined;
+    if (entry === undefined || entry.until <= nowMs || entry.revision !== revocations.current)
+      return undefined;
     const { expiresAt } = entry.claims;
     if (expiresAt !== null && expiresAt.getTime() <= nowMs) return undefined;
     return entry;
@@ -121,10 +124,10 @@ export function createApiKeyVerification(
         return cached.claims;
       }
       cache.delete(hash);
-      const started = revision;
+      const started = revocations.current;
       let key = await lookUp(hash);
       // A revocation committed meanwhile may not be in what that look-up read: read again, alone.
-      if (revision !== started) key = await stores.apiKeys.findBySecretHash(hash);
+      if (revocations.current !== started) key = await stores.apiKeys.findBySecretHash(hash);
       const now = new Date(nowMs);
       if (key === null) throw refuse('unknown');
       if (!isKeyActive(key, now)) throw refuse(key.revokedAt !== null ? 'revoked' : 'expired');
@@ -135,8 +138,9 @@ export function createApiKeyVerification(
         claims: claimsOf(key, role),
         until: nowMs + ttlMs,
         lastUsedMs: key.lastUsedAt?.getTime() ?? null,
+        revision: started,
       };
-      if (ttlMs > 0 && revision === started) {
+      if (ttlMs > 0 && revocations.current === started) {
         if (cache.size >= CACHE_SIZE) {
           const oldest = cache.keys().next();
           if (!oldest.done) cache.delete(oldest.value);
@@ -150,7 +154,7 @@ export function createApiKeyVerification(
 
     /** Forgets a key at once (it was revoked through this process). */
     forget(apiKeyId: string): void {
-      revision += 1;
+      revocations.bump();
       lookups.clear();
       for (const [hash, entry] of cache) if (entry.claims.apiKeyId === apiKeyId) cache.delete(hash);
     },

@@ -126,6 +126,29 @@ describe('audit log', () => {
     await t.auth.deliverWebhooks({ limit: 50 }); // webhook_disabled
     const other = await t.auth.createWebhook(recent, { url: 'https://hooks.example.com/2' }, ctx);
     await t.auth.deleteWebhook(recent, other.webhook.id, ctx); // webhook_deleted
+    // SCIM (docs/http-api.md, "SCIM 2.0 provisioning per tenant"): the token is the owner's, the rest the directory's.
+    const corp = await t.auth.addDomain(recent, { domain: 'corp.example.org' });
+    t.txt.set(corp.verification.name, [[corp.verification.value]]);
+    await t.auth.verifyDomain(recent, 'corp.example.org');
+    const scim = await t.auth.createScimToken(recent, ctx); // scim_token_created
+    const directory = await t.auth.verifyScimToken(scim.token);
+    const { user: pat } = await t.auth.createScimUser(
+      directory,
+      {
+        email: 'pat@corp.example.org',
+        externalId: 'e-pat',
+        givenName: null,
+        familyName: null,
+        formattedName: null,
+        displayName: null,
+        active: true,
+      },
+      ctx,
+    ); // scim_user_created
+    await t.auth.updateScimUser(directory, pat.id, (u) => ({ ...u, displayName: 'Pat' }), ctx); // scim_user_updated
+    await t.auth.createScimGroup(directory, { displayName: 'Ops', memberIds: [pat.id] }, ctx); // scim_group_changed
+    await t.auth.deleteScimUser(directory, pat.id, ctx); // scim_user_deleted
+    await t.auth.revokeScimToken(recent, ctx); // scim_token_revoked
     await t.auth.whenIdle();
     // Enrolling revoked Ada's other sessions: she reads the log from the one she reauthenticated.
     ada.claims = recent;
@@ -158,6 +181,7 @@ describe('audit log', () => {
       created.secret,
       hook.secret,
       other.secret,
+      scim.token,
     ]) {
       expect(json).not.toContain(secret);
     }
@@ -178,6 +202,16 @@ describe('audit log', () => {
       actorType: 'system',
       subjectId: hook.webhook.id,
       sessionId: null,
+    });
+    expect(stored.find((e) => e.type === 'scim_user_deleted')).toMatchObject({
+      actorId: null,
+      actorType: 'scim',
+      subjectId: pat.id,
+      sessionId: null,
+    });
+    expect(stored.find((e) => e.type === 'scim_token_created')).toMatchObject({
+      actorId: ada.user.id,
+      actorType: 'user',
     });
     expect(stored.find((e) => e.type === 'member_removed')).toMatchObject({
       actorId: ada.user.id,

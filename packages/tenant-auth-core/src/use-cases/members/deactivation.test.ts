@@ -48,6 +48,9 @@ describe('deactivating a member (PATCH /tenants/me/members/:userId {active})', (
     expect(await code(t.auth.refresh(bob.refreshToken))).toBe('invalid_token');
     expect(await code(t.auth.listMembers(bob.claims))).toBe('invalid_token');
     expect(await code(t.auth.listMembers(keyPrincipal))).toBe('invalid_token');
+    // Its key was verified a moment ago (cached for a few seconds): it is refused at once all the same.
+    expect(t.auth.peekApiKey(key.secret)).toBeUndefined();
+    expect(await code(t.auth.verifyApiKey(key.secret))).toBe('invalid_token');
     expect((await t.stores.apiKeys.findById(ada.user.tenantId, key.apiKey.id))?.revokedAt).not.toBeNull();
     expect(await t.stores.sessions.listActiveForUser(bob.user.tenantId, bob.user.id, t.clock.now())).toEqual(
       [],

@@ -7,22 +7,22 @@ import {
   memberOf,
 } from '../../mechanisms/authorization.js';
 import {
-  countActiveOwners,
+  assertNotLastActiveOwner,
   deactivateUser,
+  forgetEndedAccess,
   isActive,
   reactivateUser,
+  removeUser,
 } from '../../mechanisms/deactivation.js';
 import type { Services } from '../../mechanisms/services.js';
 import { heldToSso, revokeSessionsSsoDidNotMake } from '../../mechanisms/sso/sso-hold.js';
 import type { CompleteTransactionStores } from '../../ports/tenant-auth-stores.js';
 import type { Principal } from '../../vocabulary/claims.js';
-import { errorOf, fieldError, forbidden, notFound, validationError } from '../../vocabulary/errors.js';
+import { fieldError, forbidden, notFound, validationError } from '../../vocabulary/errors.js';
 import { normalizeUuid } from '../../vocabulary/ids.js';
 import { LIST_LIMITS } from '../../vocabulary/list-limits.js';
 import type { Member, RequestContext, UserRecord } from '../../vocabulary/records.js';
 import { isRole, type Role } from '../../vocabulary/roles.js';
-
-const lastOwner = () => errorOf('last_owner');
 
 /**
  * @internal The rules of who may change whom, stated once: admins and owners administer; only an owner
@@ -39,11 +39,8 @@ async function checkChange(
     throw forbidden('Only an owner may change an owner or make one.');
   // The last *active* owner (docs/http-api.md, "Errors added in 1.3"): a deactivated owner cannot act, so
   // it does not count, and an active one is not demoted, deactivated or removed while it is the last.
-  const losesOwner =
-    target.role === 'owner' &&
-    isActive(target) &&
-    (change === 'remove' || change.to !== 'owner' || change.active === false);
-  if (losesOwner && (await countActiveOwners(tx, target.tenantId)) <= 1) throw lastOwner();
+  const losesOwner = change === 'remove' || change.to !== 'owner' || change.active === false;
+  if (losesOwner) await assertNotLastActiveOwner(tx, target);
 }
 
 /**
@@ -61,7 +58,7 @@ export interface UpdateMemberInput {
 
 /** @internal Listing members, changing their roles, removing them. */
 export function createMembership(services: Services) {
-  const { stores, events, cache, clock } = services;
+  const { stores, events, clock } = services;
 
   /** Runs a change to one member under the tenant lock, with the caller re-read inside it. */
   async function underLock<T>(
@@ -140,7 +137,7 @@ export function createMembership(services: Services) {
       }
       return memberOf({ ...target, role, active });
     });
-    if (sessionsEnded) cache.forgetAll();
+    if (sessionsEnded) forgetEndedAccess(services);
     return member;
   }
 
@@ -173,9 +170,7 @@ export function createMembership(services: Services) {
     async removeMember(principal: Principal, rawUserId: string, context: RequestContext = {}): Promise<void> {
       await underLock(principal, rawUserId, async (tx, caller, target, record) => {
         await checkChange(tx, caller, target, 'remove');
-        // Deleting the user deletes its sessions in the same transaction: no request of it gets through
-        // a session check once this commits.
-        await tx.users.delete(target.tenantId, target.id);
+        await removeUser(tx, target);
         const parties = {
           tenantId: target.tenantId,
           actorId: caller.id,
@@ -185,7 +180,7 @@ export function createMembership(services: Services) {
         };
         await record({ type: 'member_removed', ...events.base(parties, context) });
       });
-      cache.forgetAll();
+      forgetEndedAccess(services);
     },
   };
 }

@@ -31,7 +31,10 @@ const toAuditEvent = (row: AuditEventRow): AuditEventRecord => ({
   type: row.type as AuditEventRecord['type'],
   at: new Date(row.at),
   actorId: row.actorId ?? null,
-  actorType: row.actorType === 'api_key' || row.actorType === 'system' ? row.actorType : 'user',
+  actorType:
+    row.actorType === 'api_key' || row.actorType === 'system' || row.actorType === 'scim'
+      ? row.actorType
+      : 'user',
   subjectId: row.subjectId ?? null,
   sessionId: row.sessionId ?? null,
   ipAddress: row.ipAddress ?? null,
