@@ -96,11 +96,11 @@ function parseInput(input: Partial<CreateApiKeyInput> | undefined) {
 /**
  * @internal Creating, listing and revoking a tenant's API keys (docs/http-api.md, "API keys"). Only users
  * manage keys: a key is refused with `forbidden`. Creating needs a recent authentication, the role admin
- * and a verified email. `forget` drops a revoked key from this process's cache of verified keys.
+ * and a verified email. A revocation counts in `apiKeyRevocations`: this process's cache of verified keys
+ * trusts the key no more.
  */
 export function createApiKeyManagement(
-  services: Pick<Services, 'stores' | 'clock' | 'random' | 'events' | 'requireRecent'>,
-  forget: (apiKeyId: string) => void,
+  services: Pick<Services, 'stores' | 'clock' | 'random' | 'events' | 'requireRecent' | 'apiKeyRevocations'>,
 ) {
   const { stores, clock, random, events, requireRecent } = services;
 
@@ -172,7 +172,7 @@ export function createApiKeyManagement(
         };
         await record({ type: 'api_key_revoked', ...events.base(parties, context) });
       });
-      forget(id);
+      services.apiKeyRevocations.bump();
     },
   };
 }

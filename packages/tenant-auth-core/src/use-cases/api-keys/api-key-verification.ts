@@ -40,10 +40,10 @@ const claimsOf = (key: ApiKeyRecord, role: Role): ApiKeyClaims => ({
 
 /**
  * @internal Verifying a presented secret with a per-process cache of verified keys: a key costs a hash and
- * a map lookup, and a query only once per `cacheSeconds`. Revocations made through this process forget
- * the key at once (`forget`); another instance's are seen within `cacheSeconds` (at most 5). Only keys
- * that verified are cached: an unknown secret always asks the stores (the rate limit in front of it
- * bounds that), so nobody can fill the cache.
+ * a map lookup, and a query only once per `cacheSeconds`. Revocations made through this process count in
+ * `apiKeyRevocations` and end the key at once; another instance's are seen within `cacheSeconds` (at
+ * most 5). Only keys that verified are cached: an unknown secret always asks the stores (the rate limit in
+ * front of it bounds that), so nobody can fill the cache.
  */
 export function createApiKeyVerification(
   services: Pick<Services, 'stores' | 'clock' | 'background' | 'apiKeyRevocations'>,
@@ -51,18 +51,21 @@ export function createApiKeyVerification(
 ) {
   const { stores, clock, background, apiKeyRevocations: revocations } = services;
   const cache = new Map<string, CachedKey>();
-  // One look-up per key at a time: when a busy key's entry expires, its concurrent requests share it.
-  const lookups = new Map<string, Promise<ApiKeyRecord | null>>();
+  // One look-up per key at a time: when a busy key's entry expires, its concurrent requests share it, but
+  // only within one count of `revocations` (bumped by every change that ended keys through this process: a
+  // revocation, a user deactivated or removed): an entry made, or a look-up started, before one is not
+  // trusted, and no request joins such a look-up.
+  const lookups = new Map<string, { revision: number; pending: Promise<ApiKeyRecord | null> }>();
   const ttlMs = settings.cacheSeconds * 1000;
-  // Bumped by every change that ended keys through this process (a revocation, a user deactivated or
-  // removed): an entry made, or a look-up started, before one is not trusted.
 
   function lookUp(hash: string): Promise<ApiKeyRecord | null> {
-    let pending = lookups.get(hash);
-    if (pending === undefined) {
-      pending = stores.apiKeys.findBySecretHash(hash).finally(() => lookups.delete(hash));
-      lookups.set(hash, pending);
-    }
+    const revision = revocations.current;
+    const shared = lookups.get(hash);
+    if (shared?.revision === revision) return shared.pending;
+    const pending = stores.apiKeys.findBySecretHash(hash).finally(() => {
+      if (lookups.get(hash)?.pending === pending) lookups.delete(hash);
+    });
+    lookups.set(hash, { revision, pending });
     return pending;
   }
 
@@ -150,13 +153,6 @@ export function createApiKeyVerification(
       settings.onCheck('accepted');
       touch(entry, nowMs);
       return entry.claims;
-    },
-
-    /** Forgets a key at once (it was revoked through this process). */
-    forget(apiKeyId: string): void {
-      revocations.bump();
-      lookups.clear();
-      for (const [hash, entry] of cache) if (entry.claims.apiKeyId === apiKeyId) cache.delete(hash);
     },
   };
 }

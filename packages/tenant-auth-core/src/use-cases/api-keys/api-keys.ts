@@ -58,11 +58,11 @@ export interface TenantAuthApiKeys {
 
 /** @internal The API-key use cases; `cacheSeconds` is how long a verified key is trusted from the cache. */
 export function createApiKeys(services: Services, options: { cacheSeconds: number }): TenantAuthApiKeys {
-  const { verifyApiKey, peekApiKey, forget } = createApiKeyVerification(services, {
+  const { verifyApiKey, peekApiKey } = createApiKeyVerification(services, {
     cacheSeconds: options.cacheSeconds,
     onCheck: services.instrumentation.onApiKeyCheck,
   });
-  return { ...createApiKeyManagement(services, forget), verifyApiKey, peekApiKey };
+  return { ...createApiKeyManagement(services), verifyApiKey, peekApiKey };
 }
 
 /**
