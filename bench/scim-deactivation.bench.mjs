@@ -18,7 +18,6 @@ import { randomBytes } from 'node:crypto';
 import {
   addRow,
   clientAddress,
-  createThrowawayDatabase,
   expectStatus,
   http,
   main,
@@ -26,7 +25,6 @@ import {
   postgresProblem,
   requireFromRoot,
   skipRow,
-  startReferenceServer,
 } from './lib/harness.mjs';
 import {
   countedLoop,
@@ -34,8 +32,7 @@ import {
   PATCH_SCHEMA,
   scimHeaders,
   scimUser,
-  startInbox,
-  startTxtDns,
+  startScimBench,
 } from './lib/scim.mjs';
 
 const SESSIONS = Number(process.env.BENCH_SCIM_SESSIONS ?? 100);
@@ -49,19 +46,7 @@ await main(async () => {
     skipRow('scim.deactivation.revoked', 'SCIM deactivation revokes everything', problem, 'all revoked');
     return;
   }
-  const dns = await startTxtDns();
-  const inbox = await startInbox();
-  const db = await createThrowawayDatabase('scimoff');
-  const server = await startReferenceServer({
-    databaseUrl: db.url,
-    env: {
-      NODE_ENV: 'test',
-      DNS_SERVERS: dns.address,
-      SMTP_URL: inbox.url,
-      SCIM_RATE_LIMIT_MAX: '1000000000',
-      PUBLIC_URL: 'https://auth.example.com',
-    },
-  });
+  const { dns, inbox, db, server, stop } = await startScimBench('scimoff');
   const { Pool } = requireFromRoot('pg');
   const pool = new Pool({ connectionString: db.url, max: 2 });
   const tenant = await directoryTenant(server.url, dns, inbox);
@@ -192,8 +177,5 @@ await main(async () => {
   });
 
   await pool.end();
-  await server.stop();
-  await db.drop();
-  await dns.close();
-  await inbox.close();
+  await stop();
 });

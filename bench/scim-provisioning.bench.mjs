@@ -13,17 +13,8 @@
 // receiver on loopback). The userNames are `u<n>@<that domain>`. Two rounds, the second in reverse
 // order (SCIM then PATCH, PATCH then SCIM), each side half the count; the role changes go to the users
 // the first SCIM round created (to `admin`, then back to `member`).
-import {
-  addRow,
-  createThrowawayDatabase,
-  inRounds,
-  main,
-  postgresProblem,
-  skipRow,
-  startReferenceServer,
-  sumRounds,
-} from './lib/harness.mjs';
-import { countedLoop, directoryTenant, scimHeaders, scimUser, startInbox, startTxtDns } from './lib/scim.mjs';
+import { addRow, inRounds, main, postgresProblem, skipRow, sumRounds } from './lib/harness.mjs';
+import { countedLoop, directoryTenant, scimHeaders, scimUser, startScimBench } from './lib/scim.mjs';
 
 const USERS = Number(process.env.BENCH_SCIM_USERS ?? 1000);
 const CONNECTIONS = 8;
@@ -36,19 +27,7 @@ await main(async () => {
     skipRow('scim.provisioning', 'SCIM provisioning', problem, `>= ${TARGET}`);
     return;
   }
-  const dns = await startTxtDns();
-  const inbox = await startInbox();
-  const db = await createThrowawayDatabase('scim');
-  const server = await startReferenceServer({
-    databaseUrl: db.url,
-    env: {
-      NODE_ENV: 'test',
-      DNS_SERVERS: dns.address,
-      SMTP_URL: inbox.url,
-      SCIM_RATE_LIMIT_MAX: '1000000000',
-      PUBLIC_URL: 'https://auth.example.com',
-    },
-  });
+  const { dns, inbox, server, stop } = await startScimBench('scim');
   const tenant = await directoryTenant(server.url, dns, inbox);
   const half = Math.ceil(USERS / ROUNDS);
   const created = [];
@@ -96,10 +75,7 @@ await main(async () => {
     },
     ROUNDS,
   );
-  await server.stop();
-  await db.drop();
-  await dns.close();
-  await inbox.close();
+  await stop();
   const s = sumRounds(scim);
   const p = sumRounds(patch);
   if (s.failures > 0 || p.failures > 0)

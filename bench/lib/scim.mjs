@@ -5,11 +5,52 @@
 
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { clientAddress, cpuSeconds, expectStatus, http, requireFromServer } from './harness.mjs';
+import {
+  clientAddress,
+  cpuSeconds,
+  createThrowawayDatabase,
+  expectStatus,
+  http,
+  requireFromServer,
+  startReferenceServer,
+} from './harness.mjs';
 
 export const SCIM_TYPE = 'application/scim+json';
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
+/**
+ * What both SCIM benchmarks run against: the DNS and SMTP servers on loopback, a throwaway database named
+ * after `label`, and the reference server on it (NODE_ENV=test for the loopback SMTP server; no SCIM
+ * budget in the way). `stop()` ends all four.
+ */
+export async function startScimBench(label) {
+  const dns = await startTxtDns();
+  const inbox = await startInbox();
+  const db = await createThrowawayDatabase(label);
+  const server = await startReferenceServer({
+    databaseUrl: db.url,
+    env: {
+      NODE_ENV: 'test',
+      DNS_SERVERS: dns.address,
+      SMTP_URL: inbox.url,
+      SCIM_RATE_LIMIT_MAX: '1000000000',
+      PUBLIC_URL: 'https://auth.example.com',
+    },
+  });
+  return {
+    dns,
+    inbox,
+    db,
+    server,
+    async stop() {
+      await server.stop();
+      await db.drop();
+      await dns.close();
+      await inbox.close();
+    },
+  };
+}
 
 /** A UDP DNS server on 127.0.0.1 answering TXT questions from `records` (name → [[string]]), NXDOMAIN else. */
 export async function startTxtDns() {
