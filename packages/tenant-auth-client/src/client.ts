@@ -66,16 +66,6 @@ import { createTransport } from './transport.js';
 export type RegisterResult = SessionState & { tenant: Tenant };
 
 /**
- * The tenant's SCIM connection as {@link TenantAuthClient.getScim} answers it: whether a token exists, the
- * base URL a directory is given, when the token was created and last used, and the group-to-role mapping.
- * Never the token.
- *
- * @example
- * const { enabled, baseUrl, lastUsedAt, groupRoles }: ScimConnection = await client.getScim();
- */
-export type ScimConnection = ScimSettings['scim'];
-
-/**
  * The input of {@link TenantAuthClient.request}: the path parameters, query and body of an operation,
  * typed from the contract.
  *
@@ -317,7 +307,7 @@ export interface TenantAuthClient extends SecondFactorMethods {
    * @example
    * const { enabled, baseUrl, lastUsedAt, groupRoles } = await client.getScim();
    */
-  getScim(): Promise<ScimConnection>;
+  getScim(): Promise<ScimSettings>;
   /**
    * `POST /tenants/me/scim/token` (*recent*, owner): creates the tenant's SCIM token, replacing the
    * previous one, which stops at once. The answer's `token` (`tas_…`) is shown this once: give it to the

@@ -1418,10 +1418,42 @@ export interface ScimGroupRole {
 }
 
 /**
- * The body of `GET /tenants/me/scim`.
+ * The tenant's SCIM connection; never the token.
  *
  * @example
  * const example: ScimSettings = {
+ *   enabled: true,
+ *   baseUrl: '…',
+ *   createdAt: null,
+ *   lastUsedAt: null,
+ *   groupRoles: [],
+ * };
+ */
+export interface ScimSettings {
+  /**
+   * Whether a token exists: the directory can connect.
+   */
+  enabled: boolean;
+  /**
+   * Where the directory connects: `PUBLIC_URL + "/scim/v2"`.
+   */
+  baseUrl: string;
+  /**
+   * When the current token was created.
+   */
+  createdAt: string | null;
+  /**
+   * When the token last authenticated a request (to the minute).
+   */
+  lastUsedAt: string | null;
+  groupRoles: ScimGroupRole[];
+}
+
+/**
+ * The body of `GET /tenants/me/scim`.
+ *
+ * @example
+ * const example: ScimResponse = {
  *   scim: {
  *     enabled: true,
  *     baseUrl: '…',
@@ -1431,26 +1463,8 @@ export interface ScimGroupRole {
  *   },
  * };
  */
-export interface ScimSettings {
-  scim: {
-    /**
-     * Whether a token exists: the directory can connect.
-     */
-    enabled: boolean;
-    /**
-     * Where the directory connects: `PUBLIC_URL + "/scim/v2"`.
-     */
-    baseUrl: string;
-    /**
-     * When the current token was created.
-     */
-    createdAt: string | null;
-    /**
-     * When the token last authenticated a request (to the minute).
-     */
-    lastUsedAt: string | null;
-    groupRoles: ScimGroupRole[];
-  };
+export interface ScimResponse {
+  scim: ScimSettings;
 }
 
 /**
@@ -2918,7 +2932,7 @@ export interface OperationTypes {
   /** DELETE /tenants/me/scim/token: Delete the tenant's SCIM token (owner): requests with it are refused at once. */
   revokeScimToken: { body: undefined; query: undefined; params: undefined; response: undefined };
   /** GET /tenants/me/scim: The tenant's SCIM connection (never the token). */
-  getScim: { body: undefined; query: undefined; params: undefined; response: ScimSettings };
+  getScim: { body: undefined; query: undefined; params: undefined; response: ScimResponse };
   /** PUT /tenants/me/scim/group-roles: Replace the tenant's group-to-role mapping (owner); every provisioned user's role follows. */
   setScimGroupRoles: {
     body: SetScimGroupRolesRequest;

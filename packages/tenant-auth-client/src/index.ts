@@ -2,7 +2,7 @@
 
 export type { ApiKeyClient, ApiKeyClientOptions, ApiKeyOperationId } from './api-key-client.js';
 export { createApiKeyClient } from './api-key-client.js';
-export type { RegisterResult, RequestInput, ScimConnection, TenantAuthClient } from './client.js';
+export type { RegisterResult, RequestInput, TenantAuthClient } from './client.js';
 export { createTenantAuthClient } from './client.js';
 export type {
   Accepted,
@@ -77,6 +77,7 @@ export type {
   SamlCertificate,
   ScimGroupRole,
   ScimGroupRoles,
+  ScimResponse,
   ScimSettings,
   SecurityPolicy,
   Session,

@@ -62,6 +62,7 @@ export {
   createdScimTokenSchema,
   scimGroupRoleSchema,
   scimGroupRolesSchema,
+  scimResponseSchema,
   scimSettingsSchema,
 } from './scim-contract.js';
 export {

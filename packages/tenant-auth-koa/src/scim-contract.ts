@@ -38,24 +38,33 @@ export const createdScimTokenSchema = z
   .meta({ id: 'CreatedScimToken', description: 'The body of `POST /tenants/me/scim/token`.' });
 
 /**
- * The body of `GET /tenants/me/scim`: the tenant's SCIM connection, never the token.
+ * The tenant's SCIM connection (core's `ScimSettings`, with the base URL a directory is given), never the
+ * token.
  *
  * @example
- * const { scim } = scimSettingsSchema.parse(await res.json());
+ * const { enabled, baseUrl, lastUsedAt } = scimSettingsSchema.parse(body.scim);
  */
 export const scimSettingsSchema = z
   .object({
-    scim: z.object({
-      enabled: z.boolean().meta({ description: 'Whether a token exists: the directory can connect.' }),
-      baseUrl: baseUrl(),
-      createdAt: isoDate().nullable().meta({ description: 'When the current token was created.' }),
-      lastUsedAt: isoDate()
-        .nullable()
-        .meta({ description: 'When the token last authenticated a request (to the minute).' }),
-      groupRoles: z.array(scimGroupRoleSchema),
-    }),
+    enabled: z.boolean().meta({ description: 'Whether a token exists: the directory can connect.' }),
+    baseUrl: baseUrl(),
+    createdAt: isoDate().nullable().meta({ description: 'When the current token was created.' }),
+    lastUsedAt: isoDate()
+      .nullable()
+      .meta({ description: 'When the token last authenticated a request (to the minute).' }),
+    groupRoles: z.array(scimGroupRoleSchema),
   })
-  .meta({ id: 'ScimSettings', description: 'The body of `GET /tenants/me/scim`.' });
+  .meta({ id: 'ScimSettings', description: "The tenant's SCIM connection; never the token." });
+
+/**
+ * The body of `GET /tenants/me/scim`.
+ *
+ * @example
+ * const { scim } = scimResponseSchema.parse(await res.json());
+ */
+export const scimResponseSchema = z
+  .object({ scim: scimSettingsSchema })
+  .meta({ id: 'ScimResponse', description: 'The body of `GET /tenants/me/scim`.' });
 
 /**
  * The body of `PUT /tenants/me/scim/group-roles`.

@@ -2,7 +2,7 @@
 // connection; an owner creates or rotates its token (shown once), revokes it, and maps the directory's
 // groups to roles. The owner's changes need a recent authentication: they run through the
 // re-authentication dialog.
-import type { ScimConnection, ScimGroupRole } from 'tenant-auth-client';
+import type { ScimGroupRole, ScimSettings } from 'tenant-auth-client';
 import { addRoute, announce, client, heading, isAdmin, render, state } from '../app.js';
 import { copyable } from '../copyable.js';
 import { confirmDialog, formAlert, h, onSubmit, showError, time, uid } from '../dom.js';
@@ -11,7 +11,7 @@ import { secretPanel } from '../secret-panel.js';
 const ROLE_LABELS: Record<ScimGroupRole['role'], string> = { admin: 'Admin', member: 'Member' };
 
 /** The connection as facts: its state, the base URL to give the directory, when the token was made and used. */
-function connectionFacts(scim: ScimConnection): HTMLElement {
+function connectionFacts(scim: ScimSettings): HTMLElement {
   const fact = (term: string, value: Node | string) => [h('dt', {}, term), h('dd', {}, value)];
   return h(
     'dl',

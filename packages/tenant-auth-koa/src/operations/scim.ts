@@ -4,7 +4,7 @@ import {
   createdScimTokenSchema,
   type ScimGroupRoleJson,
   scimGroupRolesSchema,
-  scimSettingsSchema,
+  scimResponseSchema,
 } from '../scim-contract.js';
 import { defineOperation, type RouteSettings } from './define.js';
 
@@ -53,7 +53,7 @@ export const SCIM_OPERATIONS = [
     tag: 'tenants',
     summary: "The tenant's SCIM connection (never the token).",
     description: 'Owners and admins.',
-    success: { status: 200, body: scimSettingsSchema, description: 'The connection.' },
+    success: { status: 200, body: scimResponseSchema, description: 'The connection.' },
     handler: async ({ caller }, settings) => {
       const baseUrl = baseUrlOf(settings);
       const scim = await settings.auth.getScimSettings(caller);
