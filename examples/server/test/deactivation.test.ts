@@ -1,7 +1,7 @@
-import type { TokenResponseJson } from 'tenant-auth-koa/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from './helpers/api-keys.js';
-import { api, expectProblem, PASSWORD, uniqueEmail } from './helpers/http.js';
+import { api, expectProblem, PASSWORD } from './helpers/http.js';
+import { invitedMember, verifiedOwner } from './helpers/people.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';
 import { TestInbox } from './helpers/smtp.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
@@ -43,30 +43,10 @@ describe.each(backends)('deactivation on $name', ({ name }) => {
     await inbox?.stop();
   });
 
-  async function owner() {
-    const email = uniqueEmail('owner');
-    let r: { status: number; body: TokenResponseJson } | undefined;
-    const verifyToken = await inbox.tokenFrom(email, '/verify-email', async () => {
-      r = await api<TokenResponseJson>(url, '/auth/register', { body: { email, password: PASSWORD } });
-    });
-    expect(r?.status).toBe(201);
-    expect((await api(url, '/auth/email/verify', { body: { token: verifyToken } })).status).toBe(204);
-    const body = r?.body as TokenResponseJson;
-    return { ...body, email, token: body.accessToken };
-  }
+  const owner = () => verifiedOwner(url, inbox);
 
-  async function join(inviterToken: string, role: 'owner' | 'admin' | 'member') {
-    const email = uniqueEmail(role);
-    const token = await inbox.tokenFrom(email, '/accept-invitation', async () => {
-      const r = await api(url, '/tenants/me/invitations', { token: inviterToken, body: { email, role } });
-      expect(r.status).toBe(201);
-    });
-    const r = await api<TokenResponseJson>(url, '/auth/invitations/accept', {
-      body: { token, password: PASSWORD },
-    });
-    expect(r.status).toBe(201);
-    return { ...r.body, email, token: r.body.accessToken };
-  }
+  const join = (inviterToken: string, role: 'owner' | 'admin' | 'member') =>
+    invitedMember(url, inbox, inviterToken, role);
 
   const patch = (token: string, userId: string, body: Record<string, unknown>) =>
     api<Member>(url, `/tenants/me/members/${userId}`, { method: 'PATCH', token, body });

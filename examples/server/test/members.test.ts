@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TokenResponseJson } from 'tenant-auth-koa/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, expectProblem, PASSWORD, setCookies, uniqueEmail } from './helpers/http.js';
+import { invitedMember, verifiedOwner } from './helpers/people.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/postgres.js';
 import { TestInbox } from './helpers/smtp.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
@@ -43,18 +44,7 @@ describe.each(backends)('members and invitations on $name', ({ name }) => {
     await inbox?.stop();
   });
 
-  /** Registers an owner and verifies its address (API 1.2: inviting and changing roles need it). */
-  async function owner() {
-    const email = uniqueEmail('owner');
-    let r: { status: number; body: TokenResponseJson } | undefined;
-    const verifyToken = await inbox.tokenFrom(email, '/verify-email', async () => {
-      r = await api<TokenResponseJson>(url, '/auth/register', { body: { email, password: PASSWORD } });
-    });
-    expect(r?.status).toBe(201);
-    expect((await api(url, '/auth/email/verify', { body: { token: verifyToken } })).status).toBe(204);
-    const body = r?.body as TokenResponseJson;
-    return { ...body, email, token: body.accessToken };
-  }
+  const owner = () => verifiedOwner(url, inbox);
 
   async function invite(token: string, email: string, role: string) {
     return api<{ invitation: { id: string } }>(url, '/tenants/me/invitations', {
@@ -64,17 +54,8 @@ describe.each(backends)('members and invitations on $name', ({ name }) => {
   }
 
   /** Invites, reads the link from the mail, accepts: a new member of the inviter's tenant. */
-  async function join(inviterToken: string, role: 'owner' | 'admin' | 'member') {
-    const email = uniqueEmail(role);
-    const token = await inbox.tokenFrom(email, '/accept-invitation', async () => {
-      expect((await invite(inviterToken, email, role)).status).toBe(201);
-    });
-    const r = await api<TokenResponseJson>(url, '/auth/invitations/accept', {
-      body: { token, password: PASSWORD },
-    });
-    expect(r.status).toBe(201);
-    return { ...r.body, email, token: r.body.accessToken };
-  }
+  const join = (inviterToken: string, role: 'owner' | 'admin' | 'member') =>
+    invitedMember(url, inbox, inviterToken, role);
 
   describe('GET /tenants/me/members', () => {
     it("lists the caller's tenant's members with role and email state, for any member; 401 without a token", async () => {
