@@ -20,8 +20,34 @@ import { createSqlStores } from './sql/create-sql-stores.js';
  * const auth = createTenantAuth({ stores: createMikroOrmStores(orm), accessToken: { secret }, refreshSecret });
  * await runTenantAuthMigrations(orm);
  */
-export function createMikroOrmStores(source: EntityManagerSource): CompleteTenantAuthStores {
+export function createMikroOrmStores(
+  source: EntityManagerSource,
+  options: MikroOrmStoresOptions = {},
+): CompleteTenantAuthStores {
   // A statement outside a transaction runs on the root's connection in no transaction, as on a fresh fork
   // of it, without making one: forking was a tenth of the stores' own work on the refresh path.
-  return createSqlStores(mikroOrmSqlDriver(rootEntityManager(source)));
+  return createSqlStores(
+    mikroOrmSqlDriver(rootEntityManager(source), {
+      preparedStatements: options.preparedStatements ?? true,
+    }),
+  );
+}
+
+/**
+ * Options of {@link createMikroOrmStores}.
+ *
+ * @example
+ * // Behind PgBouncer in transaction mode older than 1.21, which cannot carry prepared statements:
+ * const stores = createMikroOrmStores(orm, { preparedStatements: false });
+ */
+export interface MikroOrmStoresOptions {
+  /**
+   * On PostgreSQL, send each statement as a named prepared statement on the ORM's `pg` pool: PostgreSQL
+   * parses and plans it once per connection, and the values travel as parameters. `false` sends every
+   * statement through the ORM's `execute` (its values formatted into the text). The stores take the ORM's
+   * path anyway while the ORM logs queries (`debug`) or slow queries, runs hooks on its connections
+   * (`onCreateConnection`, `onReserveConnection`, a session context), and, for transactions, has event
+   * subscribers; `onQuery` sees every statement either way. No effect on PGlite. Default `true`.
+   */
+  preparedStatements?: boolean;
 }

@@ -1,6 +1,6 @@
 // tenant-auth-mikro-orm: tenant-auth's stores, entities and migrations on MikroORM 7 (PostgreSQL, PGlite).
 
-export { createMikroOrmStores } from './create-mikro-orm-stores.js';
+export { createMikroOrmStores, type MikroOrmStoresOptions } from './create-mikro-orm-stores.js';
 export type { TenantAuthApiKeyEntity } from './entities/api-key.js';
 export { TenantAuthApiKey } from './entities/api-key.js';
 export type { TenantAuthAuditEventEntity } from './entities/audit-event.js';
