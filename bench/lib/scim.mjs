@@ -22,20 +22,24 @@ export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 /**
  * What both SCIM benchmarks run against: the DNS and SMTP servers on loopback, a throwaway database named
  * after `label`, and the reference server on it (NODE_ENV=test for the loopback SMTP server; no SCIM
- * budget in the way). `stop()` ends all four.
+ * budget in the way). `stop()` ends all four. Options for the sizing counts: `env` adds to the server's
+ * environment, `bcryptCost` is passed on, and `database(url)` returns the URL the server is to use for the
+ * throwaway database's (a counting proxy in front of it).
  */
-export async function startScimBench(label) {
+export async function startScimBench(label, { env = {}, bcryptCost, database = (url) => url } = {}) {
   const dns = await startTxtDns();
   const inbox = await startInbox();
   const db = await createThrowawayDatabase(label);
   const server = await startReferenceServer({
-    databaseUrl: db.url,
+    databaseUrl: await database(db.url),
+    ...(bcryptCost === undefined ? {} : { bcryptCost }),
     env: {
       NODE_ENV: 'test',
       DNS_SERVERS: dns.address,
       SMTP_URL: inbox.url,
       SCIM_RATE_LIMIT_MAX: '1000000000',
       PUBLIC_URL: 'https://auth.example.com',
+      ...env,
     },
   });
   return {
