@@ -11,8 +11,8 @@
 // of their own, deleted afterwards), BENCH_DURATION (seconds of load per phase, default 5),
 // BENCH_BCRYPT_COST (default 12), BENCH_MEMORY_CYCLES (default 20000), BENCH_CLEANUP_SESSIONS (default
 // 1000000), BENCH_SCIM_USERS (default 1000), BENCH_SCIM_SESSIONS and BENCH_SCIM_KEYS (default 100 and 10),
-// BENCH_THREAD_POOL_NICE (default: the reference server's, 10). A benchmark whose service is missing is
-// skipped, not failed.
+// BENCH_THREAD_POOL_NICE (default: the reference server's, 10), BENCH_STARTUP_RUNS (default 3). A
+// benchmark whose service is missing is skipped, not failed.
 //
 // Every figure is a ratio against a baseline measured in the same run: this machine is shared and noisy,
 // so absolute numbers from different runs are not comparable. Each benchmark runs in its own process, one
@@ -44,6 +44,7 @@ const ORDER = [
   'rate-limit-store',
   'memory',
   'sizing',
+  'startup',
 ];
 
 const args = process.argv.slice(2);

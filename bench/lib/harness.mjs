@@ -341,6 +341,51 @@ export async function waitForHttp(url, timeoutMs = 60_000, child) {
 }
 
 /**
+ * The environment the benchmarks start the reference server with: on loopback at `port`, strong random
+ * secrets (`secrets`, or new ones), NODE_ENV=production, the rate limits lifted, `TRUST_PROXY=1`, and its
+ * workspace packages from their dist/ builds (TSX_TSCONFIG_PATH). Without `databaseUrl`, no DATABASE_URL:
+ * the server's embedded PGlite in its DATA_DIR. `env` is added last.
+ */
+export function referenceServerEnv({
+  port,
+  databaseUrl,
+  logLevel = 'info',
+  bcryptCost = BCRYPT_COST,
+  secrets = newSecrets(),
+  env = {},
+}) {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+    ...secrets,
+    CORS_ORIGINS: 'https://app.example.com',
+    APP_URL: 'https://app.example.com',
+    // Nobody answers on the discard port: registration's verification emails wait in the outbox.
+    SMTP_URL: 'smtp://127.0.0.1:9',
+    MAIL_FROM: 'Bench <bench@example.com>',
+    TRUST_PROXY: '1',
+    BCRYPT_COST: String(bcryptCost),
+    RATE_LIMIT_AUTH_MAX: '1000000000',
+    RATE_LIMIT_MAX: '1000000000',
+    RATE_LIMIT_NETWORK_MAX: '1000000000',
+    LOGIN_FAILURES_PER_ACCOUNT: '1000000000',
+    MFA_FAILURES_PER_ACCOUNT: '1000000000',
+    LOG_LEVEL: logLevel,
+    // The server's own default (10) unless BENCH_THREAD_POOL_NICE says otherwise (0: the pool at the main
+    // thread's priority, to compare).
+    ...(process.env.BENCH_THREAD_POOL_NICE ? { THREAD_POOL_NICE: process.env.BENCH_THREAD_POOL_NICE } : {}),
+    // The workspace packages from their built dist/ (what `pnpm build` ships), not from their sources as
+    // examples/server/tsconfig.json maps them for `pnpm start`.
+    TSX_TSCONFIG_PATH: join(ROOT, 'bench', 'servers', 'tsconfig.dist.json'),
+    ...env,
+  };
+}
+
+/**
  * Starts the reference server (`node --import tsx examples/server/src/main.ts`, its workspace packages
  * resolved to their dist/ builds) on a free loopback port,
  * on the given PostgreSQL database, with strong random secrets and the rate limits lifted (the benchmark
@@ -363,35 +408,7 @@ export async function startReferenceServer(options) {
   const port = await freePort();
   const logFile = join(tmpdir(), `tenant-auth-bench-${randomUUID()}.log`);
   const out = openSync(logFile, 'w');
-  const childEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATABASE_URL: databaseUrl,
-    ...newSecrets(),
-    CORS_ORIGINS: 'https://app.example.com',
-    APP_URL: 'https://app.example.com',
-    // Nobody answers on the discard port: registration's verification emails wait in the outbox.
-    SMTP_URL: 'smtp://127.0.0.1:9',
-    MAIL_FROM: 'Bench <bench@example.com>',
-    TRUST_PROXY: '1',
-    BCRYPT_COST: String(bcryptCost),
-    RATE_LIMIT_AUTH_MAX: '1000000000',
-    RATE_LIMIT_MAX: '1000000000',
-    RATE_LIMIT_NETWORK_MAX: '1000000000',
-    LOGIN_FAILURES_PER_ACCOUNT: '1000000000',
-    MFA_FAILURES_PER_ACCOUNT: '1000000000',
-    LOG_LEVEL: logLevel,
-    // The server's own default (10) unless BENCH_THREAD_POOL_NICE says otherwise (0: the pool at the main
-    // thread's priority, to compare).
-    ...(process.env.BENCH_THREAD_POOL_NICE ? { THREAD_POOL_NICE: process.env.BENCH_THREAD_POOL_NICE } : {}),
-    // The workspace packages from their built dist/ (what `pnpm build` ships), not from their sources as
-    // examples/server/tsconfig.json maps them for `pnpm start`.
-    TSX_TSCONFIG_PATH: join(ROOT, 'bench', 'servers', 'tsconfig.dist.json'),
-    ...env,
-  };
+  const childEnv = referenceServerEnv({ port, databaseUrl, logLevel, bcryptCost, env });
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
     cwd: SERVER_DIR,
