@@ -9,9 +9,9 @@
 // operator watching the log sees; the server holds info lines back for up to 250 ms, and the line's own
 // `time` is kept beside it). Baseline, in the same run and in turns with it: bare Koa
 // (bench/servers/bare-koa.mjs), spawn to its first line, i.e. Node's own start-up with Koa. Target: the
-// median restart <= 3 s, absolute (the ratio to bare Koa is reported). latest.json also keeps each run's
-// log milestones and the same restarts with the packages from their dist/ builds (the other benchmarks'
-// resolution, TSX_TSCONFIG_PATH).
+// median restart <= 3 s, absolute (the ratio to bare Koa is reported). The row's details in latest.json
+// keep each run, its log lines' times, and the same restarts with the packages from their dist/ builds
+// (the other benchmarks' resolution, TSX_TSCONFIG_PATH).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,7 +27,6 @@ import {
   ROOT,
   referenceServerEnv,
   SERVER_DIR,
-  setExtra,
 } from './lib/harness.mjs';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 3);
@@ -181,7 +180,10 @@ await main(async () => {
       packagesFromDistMs: distRuns.map((r) => r.ms),
       packagesFromDistMedianMs: median(distRuns.map((r) => r.ms)),
       firstStartMs: first.ms,
+      // Each start's log lines: when each was written (`loggedMs`) and reached stdout (`arrivedMs`).
+      runs,
+      distRuns,
+      first,
     },
   });
-  setExtra('startup', { first, runs, distRuns, baselines });
 });
