@@ -1,6 +1,6 @@
 // API key read on the reference server (PostgreSQL): GET /api/v1/tenants/me with `Authorization: Bearer
 // tak_…` against the same read with an access token (JWT), in the same run, 50 connections, interleaved in
-// turns so drift and bursts of the shared machine hit both alike. The ratio (key / JWT, target >= 0.9)
+// turns so drift and bursts of the shared machine hit both alike. The ratio (key / JWT, target >= 0.95)
 // says what authenticating by key costs beside a JWT: a SHA-256 and a map lookup in the verified-key cache
 // (API_KEY_CACHE_SECONDS, default 4), the stores asked once per key per 4 s. A third phase, on a second
 // server with API_KEY_CACHE_SECONDS=0 (the stores asked on every request), reports what the cache saves:
@@ -22,7 +22,8 @@ import {
 } from './lib/harness.mjs';
 
 const CONNECTIONS = 50;
-const TARGET = 0.9;
+// Issue 43's target (0.9 before it).
+const TARGET = 0.95;
 
 /** An API key of `user`'s tenant: its email verified in the database (no mail in a benchmark), then POST. */
 async function createApiKey(db, server, user) {

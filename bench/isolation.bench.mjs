@@ -3,8 +3,8 @@
 // reference server (PostgreSQL), first on a quiet server (the baseline) and then during a login flood:
 // 64 logins always in flight from many client networks at bcrypt cost BENCH_BCRYPT_COST (default 12), more
 // than the hashing pool can serve, so its queue stays full and both cores stay busy hashing. The target is
-// the issue's: p99 at most 25 ms and the 200/s all served during the flood; the ratio to the quiet p99 is
-// the figure to watch between runs.
+// issue 43's: p99 at most 5 ms (25 ms before it) and the 200/s all served during the flood; the ratio to
+// the quiet p99 is the figure to watch between runs.
 import {
   addRow,
   BCRYPT_COST,
@@ -25,7 +25,8 @@ import {
 
 const RATE = 200;
 const FLOOD = 64;
-const P99_MAX_MS = 25;
+// Issue 43's target (25 ms before it).
+const P99_MAX_MS = 5;
 
 await main(async () => {
   const problem = await postgresProblem();

@@ -19,13 +19,15 @@ import {
 } from './lib/harness.mjs';
 
 const CONNECTIONS = 50;
-const TARGET_HEALTH = 0.5;
+// Issue 43's targets (0.5 for /health before it; /tenants/me was reported only).
+const TARGET_HEALTH = 0.6;
+const TARGET_ME = 0.35;
 
 await main(async () => {
   const problem = await postgresProblem();
   if (problem) {
     skipRow('read.health', 'authenticated read: GET /api/v1/health', problem, `>= ${TARGET_HEALTH}`);
-    skipRow('read.tenants-me', 'authenticated read: GET /api/v1/tenants/me', problem, 'report');
+    skipRow('read.tenants-me', 'authenticated read: GET /api/v1/tenants/me', problem, `>= ${TARGET_ME}`);
     return;
   }
   const db = await createThrowawayDatabase('read');
@@ -76,7 +78,8 @@ await main(async () => {
     measured: `${fmt.rps(r.me.rps)} (p99 ${fmt.ms(r.me.latency.p99)}; ${cpuUs(r.me)})`,
     baseline,
     ratio: r.me.rps / r.ceiling.rps,
-    target: 'report',
+    target: `>= ${TARGET_ME}`,
+    check: (x) => x >= TARGET_ME,
     details: { me: r.me },
   });
 });

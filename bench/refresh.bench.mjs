@@ -33,6 +33,8 @@ import {
 const CHAINS = 16;
 const ROUNDS = FAST_ROUNDS;
 const TARGET = 0.5;
+// Issue 43: refreshes per CPU-second of the server, whatever the database and the load generator take.
+const TARGET_PER_CORE = 1200;
 
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -189,8 +191,8 @@ await main(async () => {
     measured: `${Math.round(r.rps)}/s (${Math.round(r.perCpuSecond)}/s per server core)`,
     baseline: `lookup + conditional update with pg: ${Math.round(b.rps)}/s`,
     ratio: r.rps / b.rps,
-    target: `>= ${TARGET}`,
-    check: (x) => x >= TARGET,
+    target: `>= ${TARGET} and >= ${TARGET_PER_CORE.toLocaleString('en-US')}/s per server core`,
+    check: (x) => x >= TARGET && r.perCpuSecond >= TARGET_PER_CORE,
     details: {
       http: measured,
       sql: baseline,
