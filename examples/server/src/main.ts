@@ -114,6 +114,8 @@ async function main(): Promise<void> {
     },
     `tenant-auth reference server listening on http://localhost:${server.port} (database: ${describeDatabase(config.database)})`,
   );
+  // Ready is news for whoever waits for it (an operator, a supervisor, a test): not held for the next batch.
+  destination.flush();
 }
 
 await main();
