@@ -37,7 +37,8 @@ export function createMikroOrmStores(
  * Options of {@link createMikroOrmStores}.
  *
  * @example
- * // Behind PgBouncer in transaction mode older than 1.21, which cannot carry prepared statements:
+ * // Behind a pooler in transaction mode that cannot carry prepared statements (PgBouncer before 1.24
+ * // without max_prepared_statements, Supavisor's transaction mode):
  * const stores = createMikroOrmStores(orm, { preparedStatements: false });
  */
 export interface MikroOrmStoresOptions {
@@ -47,7 +48,9 @@ export interface MikroOrmStoresOptions {
    * statement through the ORM's `execute` (its values formatted into the text). The stores take the ORM's
    * path anyway while the ORM logs queries (`debug`) or slow queries, runs hooks on its connections
    * (`onCreateConnection`, `onReserveConnection`, a session context), and, for transactions, has event
-   * subscribers; `onQuery` sees every statement either way. No effect on PGlite. Default `true`.
+   * subscribers; `onQuery` sees every statement either way (one it rewrote is sent unnamed). Behind a
+   * pooler in transaction mode without prepared statements the stores go on unnamed after the first
+   * refusal; `false` avoids that one failure. No effect on PGlite. Default `true`.
    */
   preparedStatements?: boolean;
 }

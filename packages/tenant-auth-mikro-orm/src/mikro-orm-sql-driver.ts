@@ -35,15 +35,19 @@ export function mikroOrmSqlDriver(em: EntityManager, options: { preparedStatemen
 
 /**
  * Whether this statement or transaction takes the ORM's own path because the application asked the ORM to
- * see its queries: query logging (`debug`), the slow-query log, and, for transactions, event subscribers
- * (which hear of transactions begun and committed). `onQuery` is honoured on both paths.
+ * see its queries or to shape its transactions: query logging (`debug`), the slow-query log, and, for
+ * transactions, event subscribers (which hear of transactions begun and committed) and a session context
+ * of the entity manager in use now (a request's or a transaction's: the ORM sets its variables and role in
+ * each transaction it begins). Asked at every call, since both can change while the process runs. `onQuery`
+ * is honoured on both paths.
  */
 function observedByOrm(em: EntityManager, forTransaction: boolean): boolean {
   const { config } = em;
   return (
     config.getLogger().isEnabled('query') ||
     config.get('slowQueryThreshold') != null ||
-    (forTransaction && em.getEventManager().getSubscribers().size > 0)
+    (forTransaction &&
+      (em.getEventManager().getSubscribers().size > 0 || em.getSessionContext() !== undefined))
   );
 }
 
@@ -53,14 +57,15 @@ function connectionHooks(em: EntityManager): boolean {
   return (
     config.get('onCreateConnection') !== undefined ||
     config.get('onReserveConnection') !== undefined ||
-    config.get('sessionContext') === 'connection' ||
-    em.getSessionContext() !== undefined
+    config.get('sessionContext') === 'connection'
   );
 }
 
 /** The `pg` pool of MikroORM's PostgreSQL connection, by its shape (`undefined` on PGlite and others). */
 function asPgPool(client: unknown): PgPool | undefined {
-  const pool = client as (Partial<PgPool> & { totalCount?: unknown; waitingCount?: unknown }) | undefined;
+  const pool = client as
+    | (Partial<PgPool> & { query?: unknown; totalCount?: unknown; waitingCount?: unknown })
+    | undefined;
   return typeof pool?.connect === 'function' &&
     typeof pool.query === 'function' &&
     typeof pool.totalCount === 'number' &&

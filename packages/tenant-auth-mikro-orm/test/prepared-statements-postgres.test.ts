@@ -14,11 +14,14 @@ describe.skipIf(!TEST_DATABASE_URL)('prepared statements on PostgreSQL', () => {
   const opened: PostgresMikroORM[] = [];
 
   /** An ORM with one connection, so that what the stores prepared is visible to the next statement. */
-  async function oneConnection(options: { debug?: string[]; logged?: string[] } = {}) {
+  async function oneConnection(
+    options: { debug?: string[]; logged?: string[]; onQuery?: (sql: string) => string } = {},
+  ) {
     const orm = await PostgresMikroORM.init({
       entities: [...tenantAuthEntities],
       clientUrl: db.url,
       pool: { min: 1, max: 1 },
+      ...(options.onQuery ? { onQuery: options.onQuery } : {}),
       ...(options.debug ? { debug: options.debug as ['query'] } : {}),
       ...(options.logged ? { logger: (message: string) => options.logged?.push(message) } : {}),
     });
@@ -128,5 +131,71 @@ describe.skipIf(!TEST_DATABASE_URL)('prepared statements on PostgreSQL', () => {
       }),
     ).rejects.toMatchObject({ code: 'slug_taken' });
     expect((await stores.tenants.findById(user.tenantId))?.requireMfa).toBe(false);
+  });
+
+  it('keeps the connection after an error PostgreSQL answered outside a transaction', async () => {
+    const orm = await oneConnection();
+    const stores = createMikroOrmStores(orm);
+    const { user } = await authOn(stores).register({
+      email: 'kept@example.com',
+      password: 'Tr1cky-Harbour-Lantern',
+    });
+    const backend = async () =>
+      ((await orm.em.getConnection().execute('select pg_backend_pid() as pid')) as { pid: number }[])[0]?.pid;
+    const before = await backend();
+    const tenant = await stores.tenants.findById(user.tenantId);
+    if (tenant === null) throw new Error('the tenant is missing');
+    await expect(stores.tenants.create({ ...tenant, id: randomUUID() })).rejects.toMatchObject({
+      code: 'slug_taken',
+    });
+    expect(await backend()).toBe(before);
+  });
+
+  it("refuses a statement of a transaction that has ended (it would run in the client's next one)", async () => {
+    const orm = await oneConnection();
+    const stores = createMikroOrmStores(orm);
+    const { user } = await authOn(stores).register({
+      email: 'ended@example.com',
+      password: 'Tr1cky-Harbour-Lantern',
+    });
+    let leaked: Parameters<Parameters<typeof stores.transaction>[0]>[0] | undefined;
+    await stores.transaction(async (tx) => {
+      leaked = tx;
+    });
+    await expect(leaked?.tenants.setRequireMfa(user.tenantId, true)).rejects.toMatchObject({
+      code: 'internal_error',
+    });
+    expect((await stores.tenants.findById(user.tenantId))?.requireMfa).toBe(false);
+  });
+
+  it('sends a statement that onQuery rewrote unnamed (a comment per request would prepare each anew)', async () => {
+    let request = 0;
+    const orm = await oneConnection({ onQuery: (sql) => `/* request ${++request} */ ${sql}` });
+    const auth = authOn(createMikroOrmStores(orm));
+    const { accessToken } = await auth.register({
+      email: 'hinted@example.com',
+      password: 'Tr1cky-Harbour-Lantern',
+    });
+    await auth.getMyTenant(await auth.verifyAccessToken(accessToken));
+    expect(request).toBeGreaterThan(0);
+    expect(await prepared(orm)).toEqual([]);
+  });
+
+  // Last: what it learns (the connection does not hold what pg prepared) holds for the rest of the file.
+  it('goes on unnamed when the connection no longer holds its statements (a pooler, DISCARD ALL)', async () => {
+    const orm = await oneConnection();
+    const auth = authOn(createMikroOrmStores(orm));
+    const { user, accessToken } = await auth.register({
+      email: 'pooled@example.com',
+      password: 'Tr1cky-Harbour-Lantern',
+    });
+    const claims = await auth.verifyAccessToken(accessToken);
+    await auth.getMyTenant(claims);
+    expect((await prepared(orm)).length).toBeGreaterThan(0);
+    // What a pooler in transaction mode does to pg's idea of the connection: the statements are gone.
+    await orm.em.getConnection().execute('deallocate all');
+    expect((await auth.getMyTenant(claims)).id).toBe(user.tenantId);
+    await auth.register({ email: 'pooled-2@example.com', password: 'Tr1cky-Harbour-Lantern' });
+    expect(await prepared(orm)).toEqual([]);
   });
 });
