@@ -10,20 +10,20 @@ import { markTokenPresented } from './request-marks.js';
  * header; `null` when there is one but it is not a well-formed Bearer credential.
  */
 export function readBearerToken(ctx: Context): string | null | undefined {
+  // A request reads its header more than once (its API key's budget, then its guard): matched once per
+  // request. Kept with the request only, so no credential outlives it.
   const header = ctx.get('authorization');
   if (!header) return undefined;
-  // A request reads its header more than once (its API key's budget, then its guard), and a client sends
-  // the same one request after request: the last header's answer is kept (the same text, the same answer).
-  if (header === lastHeader) return lastToken;
+  const known = bearerOf.get(ctx);
+  if (known?.header === header) return known.token;
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  const token = match?.[1];
-  lastHeader = header;
-  lastToken = !token || token.length > MAX_TOKEN_LENGTH ? null : token;
-  return lastToken;
+  const found = match?.[1];
+  const token = !found || found.length > MAX_TOKEN_LENGTH ? null : found;
+  bearerOf.set(ctx, { header, token });
+  return token;
 }
 
-let lastHeader = '';
-let lastToken: string | null = null;
+const bearerOf = new WeakMap<Context, { header: string; token: string | null }>();
 
 /** @internal Where a request's token was found. */
 export interface FoundToken {
