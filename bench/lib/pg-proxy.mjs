@@ -19,39 +19,20 @@
 // Self-check (needs PostgreSQL at BENCH_DATABASE_URL): `node bench/lib/pg-proxy.mjs` runs simple, unnamed
 // and named prepared statements, a failing one and a transaction through the proxy with `pg`, and exits
 // 1 when the log is not what they sent.
-import { connect, createServer } from 'node:net';
+import { startTcpProxy } from './tcp-proxy.mjs';
 
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
 
 export async function startPgProxy(targetUrl) {
-  const target = new URL(targetUrl);
-  const host = target.hostname || '127.0.0.1';
-  const port = Number(target.port || 5432);
   let log = [];
-  const server = createServer((client) => {
-    const upstream = connect(port, host);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', close);
-    upstream.on('error', close);
-    client.on('close', close);
-    upstream.on('close', close);
+  const proxy = await startTcpProxy(targetUrl, 5432, (client, upstream) => {
     const session = connectionLog((entry) => log.push(entry));
     client.on('data', session.fromClient);
     upstream.on('data', session.fromServer);
   });
-  server.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const url = new URL(targetUrl);
-  url.hostname = '127.0.0.1';
-  url.port = String(server.address().port);
   return {
-    url: url.toString(),
+    url: proxy.url,
     /**
      * The statements run since the last call, oldest first: `{ text, protocol: 'simple' | 'extended', at,
      * tags, rows, error, skipped }` (`at`: performance.now() when the proxy saw it).
@@ -61,7 +42,7 @@ export async function startPgProxy(targetUrl) {
       log = [];
       return taken;
     },
-    close: () => new Promise((r) => server.close(r)),
+    close: proxy.close,
   };
 }
 

@@ -2,26 +2,12 @@
 // every byte both ways to the real Redis, and decodes the commands the clients send (RESP arrays, as
 // ioredis writes them) to count them by name and to note the keys the rate-limit scripts touched
 // (`EVALSHA sha numkeys key...`), so that the benchmark can delete exactly those afterwards.
-import { connect, createServer } from 'node:net';
+import { startTcpProxy } from './tcp-proxy.mjs';
 
 export async function startRedisProxy(targetUrl) {
-  const target = new URL(targetUrl);
-  const host = target.hostname || '127.0.0.1';
-  const port = Number(target.port || 6379);
   let counts = {};
   const keys = new Set();
-  const server = createServer((client) => {
-    const upstream = connect(port, host);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', close);
-    upstream.on('error', close);
-    client.on('close', close);
-    upstream.on('close', close);
+  const proxy = await startTcpProxy(targetUrl, 6379, (client) => {
     client.on(
       'data',
       commandReader((args) => {
@@ -34,13 +20,8 @@ export async function startRedisProxy(targetUrl) {
       }),
     );
   });
-  server.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const url = new URL(targetUrl);
-  url.hostname = '127.0.0.1';
-  url.port = String(server.address().port);
   return {
-    url: url.toString(),
+    url: proxy.url,
     /** Commands sent since the last call, by lower-case name: `{ evalsha: 2, ... }`. */
     take() {
       const taken = counts;
@@ -49,7 +30,7 @@ export async function startRedisProxy(targetUrl) {
     },
     /** Every key an EVALSHA or EVAL named so far. */
     keys: () => [...keys],
-    close: () => new Promise((r) => server.close(r)),
+    close: proxy.close,
   };
 }
 
