@@ -62,6 +62,12 @@ function sqlState(err: unknown): string | undefined {
   return typeof e?.severity === 'string' && typeof e.code === 'string' ? e.code : undefined;
 }
 
+/** The error as the reason to discard its client, unless PostgreSQL answered it (the connection is fine). */
+function brokenBy(err: unknown): Error | undefined {
+  if (sqlState(err) !== undefined) return undefined;
+  return err instanceof Error ? err : new Error(String(err));
+}
+
 /**
  * What PostgreSQL answers to a named statement it cannot run as prepared: `0A000` when its result columns
  * changed since the connection prepared it (a migration while the server runs: "cached plan must not change
@@ -145,7 +151,7 @@ export function pgPoolDriver(pool: PgPool, options: PgPoolDriverOptions): SqlDri
     try {
       return await send(client, sql, params, false);
     } catch (err) {
-      if (sqlState(err) === undefined) broken = err instanceof Error ? err : new Error(String(err));
+      broken = brokenBy(err);
       throw options.storeError(err);
     } finally {
       client.release(broken);
@@ -163,7 +169,7 @@ export function pgPoolDriver(pool: PgPool, options: PgPoolDriverOptions): SqlDri
       try {
         return await send(client, sql, params, true);
       } catch (err) {
-        if (sqlState(err) === undefined) broken = err instanceof Error ? err : new Error(String(err));
+        broken ??= brokenBy(err);
         throw options.storeError(err);
       }
     };
@@ -171,7 +177,7 @@ export function pgPoolDriver(pool: PgPool, options: PgPoolDriverOptions): SqlDri
       try {
         await client.query({ text, values: [] });
       } catch (err) {
-        if (sqlState(err) === undefined) broken = err instanceof Error ? err : new Error(String(err));
+        broken ??= brokenBy(err);
         throw options.storeError(err);
       }
     };
