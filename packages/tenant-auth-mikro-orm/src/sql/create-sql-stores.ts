@@ -16,12 +16,12 @@ import { sqlUserStore } from './stores/sql-user-store.js';
 import { sqlWebhookStore } from './stores/sql-webhook-store.js';
 
 /** The stores whose statements run on `driver` (outside a transaction, or in the one it is bound to). */
-function storesOn(driver: SqlDriver): CompleteTransactionStores {
+function storesOn(driver: SqlDriver, inTransaction: boolean): CompleteTransactionStores {
   // The re-seal verbs of every sealed column, kept together (sql-sealed-values.ts).
   const sealed = sqlSealedValueVerbs(driver);
   return {
-    tenants: sqlTenantStore(driver),
-    users: sqlUserStore(driver),
+    tenants: sqlTenantStore(driver, { inTransaction }),
+    users: sqlUserStore(driver, { inTransaction }),
     sessions: sqlSessionStore(driver),
     oneTimeTokens: sqlOneTimeTokenStore(driver),
     outbox: { ...sqlOutboxStore(driver), ...sealed.outbox },
@@ -53,13 +53,13 @@ function storesOn(driver: SqlDriver): CompleteTransactionStores {
  */
 export function createSqlStores(driver: SqlDriver): CompleteTenantAuthStores {
   return {
-    ...storesOn(driver),
+    ...storesOn(driver, false),
     async transaction(fn) {
       let failedInside = false;
       try {
         return await driver.transaction(async (tx) => {
           try {
-            return await fn(storesOn(tx));
+            return await fn(storesOn(tx, true));
           } catch (err) {
             failedInside = true;
             throw err;

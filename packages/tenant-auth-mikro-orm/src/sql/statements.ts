@@ -1,3 +1,4 @@
+import { isUuid } from 'tenant-auth-core';
 import type { SqlDriver } from './sql-driver.js';
 
 /** @internal Refuses a batch size or limit that is not a positive integer, as the memory stores do. */
@@ -11,6 +12,12 @@ export function checkBatchSize(batchSize: number, name = 'batchSize'): void {
  * that need no quoting in it (the callers check them: methods, transports, base64url hashes).
  */
 export const textArrayLiteral = (words: readonly string[]): string => `{${words.join(',')}}`;
+
+/**
+ * @internal The ids that can be rows' ids, as a `uuid[]` literal (cast with `::uuid[]` in the statement);
+ * anything else matches no row, so it is left out.
+ */
+export const uuidArray = (ids: readonly string[]): string => textArrayLiteral(ids.filter(isUuid));
 
 /** @internal A nullable timestamp parameter (cast with `::timestamptz` in the statement). */
 export const isoOrNull = (at: Date | null | undefined): string | null => at?.toISOString() ?? null;

@@ -7,7 +7,7 @@ import type {
 } from 'tenant-auth-core/store-kit';
 import { dateOrNull, toUser, USER_COLUMNS, type UserRow } from '../rows.js';
 import type { SqlDriver } from '../sql-driver.js';
-import { isoOrNull, textArrayLiteral } from '../statements.js';
+import { isoOrNull, uuidArray } from '../statements.js';
 import { guarded } from '../store-errors.js';
 import { tableOf } from '../tables.js';
 
@@ -78,9 +78,6 @@ const toGroup = (row: GroupRow): ScimGroupRecord => ({
   createdAt: new Date(row.createdAt),
   updatedAt: new Date(row.updatedAt),
 });
-
-/** The ids that can be rows' ids, as a `uuid[]` literal (anything else matches no row, so it is left out). */
-const uuidArray = (ids: readonly string[]): string => textArrayLiteral(ids.filter(isUuid));
 
 /** Refuses an offset or limit that is not a non-negative integer (a SCIM `count` may be 0). */
 function checkPage(page: { offset: number; limit: number }): void {

@@ -1,7 +1,9 @@
 import { isUuid } from 'tenant-auth-core';
 import type { UserStore } from 'tenant-auth-core/store-kit';
+import { batchedReads } from '../batched-reads.js';
 import { toUser, USER_COLUMNS, type UserRow } from '../rows.js';
 import type { SqlDriver } from '../sql-driver.js';
+import { uuidArray } from '../statements.js';
 import { guarded } from '../store-errors.js';
 import { tableOf } from '../tables.js';
 
@@ -13,8 +15,33 @@ import { tableOf } from '../tables.js';
  */
 export function sqlUserStore(
   driver: SqlDriver,
+  options: { inTransaction: boolean },
 ): UserStore & Required<Pick<UserStore, 'setActive' | 'countActiveByRole'>> {
   const table = () => tableOf(driver, 'tenant_auth_user');
+  // A user by id, scoped to the tenant in the statement, keyed `tenantId/userId` (ids in lower case, as the
+  // database writes them).
+  const keyOf = (tenantId: string, userId: string) => `${tenantId}/${userId}`;
+  const one = async (key: string) => {
+    const [tenantId, userId] = key.split('/');
+    const sql = `select ${USER_COLUMNS} from ${table()} where id = ? and tenant_id = ?`;
+    return (await driver.rows<UserRow>(sql, [userId, tenantId]))[0];
+  };
+  // On every role check: one statement, shared by the checks of a busy server (batched-reads.ts); in a
+  // transaction, its own.
+  const byKey = options.inTransaction
+    ? one
+    : batchedReads<UserRow>({
+        one,
+        async many(keys) {
+          const pairs = keys.map((key) => key.split('/') as [string, string]);
+          const rows = await driver.rows<UserRow>(
+            `select ${USER_COLUMNS} from ${table()}
+  where (tenant_id, id) in (select * from unnest(?::uuid[], ?::uuid[]))`,
+            [uuidArray(pairs.map(([tenantId]) => tenantId)), uuidArray(pairs.map(([, userId]) => userId))],
+          );
+          return new Map(rows.map((row) => [keyOf(row.tenantId, row.id), row]));
+        },
+      });
   /** One `UPDATE` of the user of the tenant: `set` with its parameters first. */
   const update = (tenantId: string, userId: string, set: string, params: readonly unknown[]) =>
     guarded(async () => {
@@ -50,11 +77,7 @@ export function sqlUserStore(
     findById: (tenantId, userId) =>
       guarded(async () => {
         if (!isUuid(tenantId) || !isUuid(userId)) return null;
-        // On every role check: one statement.
-        const [row] = await driver.rows<UserRow>(
-          `select ${USER_COLUMNS} from ${table()} where id = ? and tenant_id = ?`,
-          [userId, tenantId],
-        );
+        const row = await byKey(keyOf(tenantId.toLowerCase(), userId.toLowerCase()));
         return row ? toUser(row) : null;
       }),
     listByTenant: (tenantId, options) =>
