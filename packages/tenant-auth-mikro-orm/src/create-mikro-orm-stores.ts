@@ -1,7 +1,7 @@
 import type { CompleteTenantAuthStores } from 'tenant-auth-core/store-kit';
 import { type EntityManagerSource, rootEntityManager } from './entity-manager-source.js';
 import { mikroOrmSqlDriver } from './mikro-orm-sql-driver.js';
-import { createSqlStores } from './sql/create-sql-stores.js';
+import { sqlStores } from './sql/create-sql-stores.js';
 
 /**
  * Every tenant-auth store on the application's MikroORM (PostgreSQL or PGlite), or on one of its entity
@@ -26,10 +26,12 @@ export function createMikroOrmStores(
 ): CompleteTenantAuthStores {
   // A statement outside a transaction runs on the root's connection in no transaction, as on a fresh fork
   // of it, without making one: forking was a tenth of the stores' own work on the refresh path.
-  return createSqlStores(
+  return sqlStores(
     mikroOrmSqlDriver(rootEntityManager(source), {
       preparedStatements: options.preparedStatements ?? true,
     }),
+    // Reads by id outside a transaction share statements under load (batched-reads.ts).
+    { batchedReads: true },
   );
 }
 

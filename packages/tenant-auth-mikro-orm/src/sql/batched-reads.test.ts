@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { batchedReads } from './batched-reads.js';
+import { batchedReads, batchedReadsBy } from './batched-reads.js';
+import { createSqlStores, sqlStores } from './create-sql-stores.js';
+import type { SqlDriver } from './sql-driver.js';
 
 /** Statements over a table in memory that answer only when told (`answer()`), recording what was sent. */
 function heldStatements(table: Map<string, string>) {
@@ -104,6 +106,49 @@ describe('batchedReads', () => {
     await expect(after).resolves.toBe('B');
   });
 
+  it('sends the reads of a statement stuck for 10 ms on their own, and the rest when it comes back', async () => {
+    const db = heldStatements(
+      new Map([
+        ['a', 'A'],
+        ['b', 'B'],
+        ['c', 'C'],
+      ]),
+    );
+    const read = batchedReads(db.statements);
+    const stuck = read('a');
+    const behind = read('b');
+    expect(db.sent).toEqual(['a']);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // The first statement has not come back: the read waiting behind it went on its own.
+    expect(db.sent).toEqual(['a', 'b']);
+    const later = read('c');
+    expect(db.sent).toEqual(['a', 'b']);
+    await db.answer();
+    await expect(stuck).resolves.toBe('A');
+    // A statement came back: the read asked for meanwhile went at once.
+    expect(db.sent).toEqual(['a', 'b', 'c']);
+    await db.answer();
+    await db.answer();
+    await expect(Promise.all([behind, later])).resolves.toEqual(['B', 'C']);
+  });
+
+  it('gives each further read a failed statement carried a copy of its error, when told how', async () => {
+    const db = heldStatements(new Map());
+    const read = batchedReads({
+      ...db.statements,
+      copyError: (err) => new Error((err as Error).message),
+    });
+    const first = read('x');
+    const carried = [read('a'), read('b'), read('b')];
+    await db.answer();
+    await first;
+    const errors = carried.map((r) => r.catch((err: unknown) => err));
+    await db.answer(new Error('connection lost'));
+    const [e1, e2, e3] = await Promise.all(errors);
+    expect([e1, e2, e3].map((e) => (e as Error).message)).toEqual(Array(3).fill('connection lost'));
+    expect(new Set([e1, e2, e3]).size).toBe(3);
+  });
+
   it('sends at most 100 distinct keys in one statement', async () => {
     const table = new Map(Array.from({ length: 250 }, (_, i) => [`k${i}`, `v${i}`] as const));
     const db = heldStatements(table);
@@ -111,10 +156,11 @@ describe('batchedReads', () => {
     const first = read('k0');
     const rest = Array.from({ length: 249 }, (_, i) => read(`k${i + 1}`));
     await db.answer();
-    await db.answer();
-    await db.answer();
-    await db.answer();
+    // All the reads that waited go at once, in statements of at most 100 keys.
     expect(db.sent.map((s) => (Array.isArray(s) ? s.length : 1))).toEqual([1, 100, 100, 49]);
+    await db.answer();
+    await db.answer();
+    await db.answer();
     await first;
     await expect(Promise.all(rest)).resolves.toEqual(rest.map((_, i) => `v${i + 1}`));
   });
@@ -131,5 +177,62 @@ describe('batchedReads', () => {
     });
     await expect(read('a')).rejects.toThrow('thrown');
     await expect(read('b')).resolves.toBe('B');
+  });
+
+  it('never shares a statement between reads of different scopes (tables of different schemas)', async () => {
+    const sent: string[] = [];
+    const read = batchedReadsBy<string>((scope) => ({
+      one: async (key) => {
+        sent.push(`${scope}: ${key}`);
+        return `${scope}.${key}`;
+      },
+      many: async (keys) => {
+        sent.push(`${scope}: ${keys.join(',')}`);
+        return new Map(keys.map((key) => [key, `${scope}.${key}`]));
+      },
+    }));
+    const rows = await Promise.all([
+      read('a', '1'),
+      read('b', '1'),
+      read('a', '2'),
+      read('b', '2'),
+      read('a', '3'),
+    ]);
+    expect(rows).toEqual(['a.1', 'b.1', 'a.2', 'b.2', 'a.3']);
+    expect(sent).toEqual(['a: 1', 'b: 1', 'a: 2,3', 'b: 2']);
+  });
+});
+
+describe('reads by id on the SQL stores', () => {
+  /** A driver that records each statement and answers no rows, a turn of the event loop later. */
+  function recordingDriver(): SqlDriver & { sent: string[] } {
+    const sent: string[] = [];
+    const driver: SqlDriver & { sent: string[] } = {
+      sent,
+      rows: async (sql) => {
+        sent.push(sql);
+        await new Promise((resolve) => setImmediate(resolve));
+        return [];
+      },
+      execute: async () => 0,
+      transaction: (fn) => fn(driver),
+    };
+    return driver;
+  }
+  const ids = ['0b8a3c52-5f3e-4f7e-9d43-7c1c2b6e1a01', '0b8a3c52-5f3e-4f7e-9d43-7c1c2b6e1a02'];
+
+  it('shares statements on the stores of MikroORM (sqlStores with batchedReads)', async () => {
+    const driver = recordingDriver();
+    const stores = sqlStores(driver, { batchedReads: true });
+    await Promise.all([...ids, ...ids].map((id) => stores.tenants.findById(id)));
+    expect(driver.sent).toHaveLength(2);
+  });
+
+  it("sends a statement per read on createSqlStores, whose driver may depend on the asking request's context", async () => {
+    const driver = recordingDriver();
+    const stores = createSqlStores(driver);
+    await Promise.all([...ids, ...ids].map((id) => stores.tenants.findById(id)));
+    await Promise.all(ids.map((id) => stores.users.findById(id, id)));
+    expect(driver.sent).toHaveLength(6);
   });
 });

@@ -15,13 +15,16 @@ import { sqlTenantStore } from './stores/sql-tenant-store.js';
 import { sqlUserStore } from './stores/sql-user-store.js';
 import { sqlWebhookStore } from './stores/sql-webhook-store.js';
 
-/** The stores whose statements run on `driver` (outside a transaction, or in the one it is bound to). */
-function storesOn(driver: SqlDriver, inTransaction: boolean): CompleteTransactionStores {
+/**
+ * The stores whose statements run on `driver` (outside a transaction, or in the one it is bound to); with
+ * `batchedReads`, reads by id share statements (batched-reads.ts).
+ */
+function storesOn(driver: SqlDriver, batchedReads: boolean): CompleteTransactionStores {
   // The re-seal verbs of every sealed column, kept together (sql-sealed-values.ts).
   const sealed = sqlSealedValueVerbs(driver);
   return {
-    tenants: sqlTenantStore(driver, { inTransaction }),
-    users: sqlUserStore(driver, { inTransaction }),
+    tenants: sqlTenantStore(driver, { batchedReads }),
+    users: sqlUserStore(driver, { batchedReads }),
     sessions: sqlSessionStore(driver),
     oneTimeTokens: sqlOneTimeTokenStore(driver),
     outbox: { ...sqlOutboxStore(driver), ...sealed.outbox },
@@ -52,14 +55,26 @@ function storesOn(driver: SqlDriver, inTransaction: boolean): CompleteTransactio
  * const auth = createTenantAuth({ stores, accessToken: { secret }, refreshSecret });
  */
 export function createSqlStores(driver: SqlDriver): CompleteTenantAuthStores {
+  return sqlStores(driver, { batchedReads: false });
+}
+
+/**
+ * @internal {@link createSqlStores}, and with `batchedReads` a tenant or a user read by id outside a
+ * transaction shares its statement with the reads asked for while one is out (batched-reads.ts). A shared
+ * statement runs in the asynchronous context of the request that sent it, so only for a driver whose
+ * statements depend on nothing of the asking request but the table names, which are resolved when a read
+ * is asked for (MikroORM's: its schema can be a request's); a driver of the application's own may set a
+ * role or a setting per request, so `createSqlStores` leaves them unbatched.
+ */
+export function sqlStores(driver: SqlDriver, options: { batchedReads: boolean }): CompleteTenantAuthStores {
   return {
-    ...storesOn(driver, false),
+    ...storesOn(driver, options.batchedReads),
     async transaction(fn) {
       let failedInside = false;
       try {
         return await driver.transaction(async (tx) => {
           try {
-            return await fn(storesOn(tx, true));
+            return await fn(storesOn(tx, false));
           } catch (err) {
             failedInside = true;
             throw err;

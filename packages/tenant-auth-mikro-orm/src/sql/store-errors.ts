@@ -204,3 +204,17 @@ export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
     throw sqlStoreError(err);
   }
 }
+
+/**
+ * @internal A copy of a `TenantAuthError` (its code, message, cause, field errors and retry time) for each
+ * further request one failed statement answered (batched-reads.ts): no two requests hold one error object.
+ * Anything else passes unchanged, as each caller's {@link guarded} maps it into an error of its own.
+ */
+export function copyOfStoreError(err: unknown): unknown {
+  if (!isTenantAuthError(err)) return err;
+  return new TenantAuthError(err.code, err.message, {
+    cause: err.cause,
+    ...(err.errors === undefined ? {} : { errors: err.errors }),
+    ...(err.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: err.retryAfterSeconds }),
+  });
+}

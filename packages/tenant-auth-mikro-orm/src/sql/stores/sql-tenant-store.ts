@@ -1,10 +1,10 @@
 import { isUuid } from 'tenant-auth-core';
 import type { CompleteTransactionStores } from 'tenant-auth-core/store-kit';
-import { batchedReads } from '../batched-reads.js';
+import { batchedReadsBy } from '../batched-reads.js';
 import { TENANT_COLUMNS, type TenantRow, toTenant } from '../rows.js';
 import type { SqlDriver } from '../sql-driver.js';
-import { uuidArray } from '../statements.js';
-import { guarded } from '../store-errors.js';
+import { textArrayLiteral } from '../statements.js';
+import { copyOfStoreError, guarded } from '../store-errors.js';
 import { tableOf } from '../tables.js';
 
 /**
@@ -14,27 +14,24 @@ import { tableOf } from '../tables.js';
  */
 export function sqlTenantStore(
   driver: SqlDriver,
-  options: { inTransaction: boolean },
+  options: { batchedReads: boolean },
 ): CompleteTransactionStores['tenants'] {
   const table = () => tableOf(driver, 'tenant_auth_tenant');
-  const one = async (id: string) =>
-    (await driver.rows<TenantRow>(`select ${TENANT_COLUMNS} from ${table()} where id = ?`, [id]))[0];
+  const one = async (from: string, id: string) =>
+    (await driver.rows<TenantRow>(`select ${TENANT_COLUMNS} from ${from} where id = ?`, [id]))[0];
   // On every authenticated read of a tenant: one statement, shared by the reads of a busy server
-  // (batched-reads.ts); in a transaction, its own.
-  const byId = options.inTransaction
-    ? one
-    : batchedReads<TenantRow>({
-        one,
-        many: async (ids) =>
-          new Map(
-            (
-              await driver.rows<TenantRow>(
-                `select ${TENANT_COLUMNS} from ${table()} where id = any(?::uuid[])`,
-                [uuidArray(ids)],
-              )
-            ).map((row) => [row.id, row]),
-          ),
-      });
+  // (batched-reads.ts; by table, as its schema can be the asking request's).
+  const byId = options.batchedReads
+    ? batchedReadsBy<TenantRow>((from) => ({
+        one: (id) => one(from, id),
+        many: async (ids) => {
+          const sql = `select ${TENANT_COLUMNS} from ${from} where id = any(?::uuid[])`;
+          const rows = await driver.rows<TenantRow>(sql, [textArrayLiteral(ids)]);
+          return new Map(rows.map((row) => [row.id, row]));
+        },
+        copyError: copyOfStoreError,
+      }))
+    : one;
   return {
     create: (tenant) =>
       guarded(async () => {
@@ -47,7 +44,7 @@ export function sqlTenantStore(
       guarded(async () => {
         if (!isUuid(tenantId)) return null;
         // The database writes ids in lower case: the key a batched read finds its row by.
-        const row = await byId(tenantId.toLowerCase());
+        const row = await byId(table(), tenantId.toLowerCase());
         return row ? toTenant(row) : null;
       }),
     lock: (tenantId) =>

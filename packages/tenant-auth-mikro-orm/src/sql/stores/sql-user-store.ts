@@ -1,10 +1,10 @@
 import { isUuid } from 'tenant-auth-core';
 import type { UserStore } from 'tenant-auth-core/store-kit';
-import { batchedReads } from '../batched-reads.js';
+import { batchedReadsBy } from '../batched-reads.js';
 import { toUser, USER_COLUMNS, type UserRow } from '../rows.js';
 import type { SqlDriver } from '../sql-driver.js';
-import { uuidArray } from '../statements.js';
-import { guarded } from '../store-errors.js';
+import { textArrayLiteral } from '../statements.js';
+import { copyOfStoreError, guarded } from '../store-errors.js';
 import { tableOf } from '../tables.js';
 
 /**
@@ -15,33 +15,37 @@ import { tableOf } from '../tables.js';
  */
 export function sqlUserStore(
   driver: SqlDriver,
-  options: { inTransaction: boolean },
+  options: { batchedReads: boolean },
 ): UserStore & Required<Pick<UserStore, 'setActive' | 'countActiveByRole'>> {
   const table = () => tableOf(driver, 'tenant_auth_user');
-  // A user by id, scoped to the tenant in the statement, keyed `tenantId/userId` (ids in lower case, as the
-  // database writes them).
+  // A user by id, scoped to its tenant in the statement, keyed `tenantId/userId` (both valid ids, in lower
+  // case as the database writes them).
   const keyOf = (tenantId: string, userId: string) => `${tenantId}/${userId}`;
-  const one = async (key: string) => {
+  const one = async (from: string, key: string) => {
     const [tenantId, userId] = key.split('/');
-    const sql = `select ${USER_COLUMNS} from ${table()} where id = ? and tenant_id = ?`;
+    const sql = `select ${USER_COLUMNS} from ${from} where id = ? and tenant_id = ?`;
     return (await driver.rows<UserRow>(sql, [userId, tenantId]))[0];
   };
-  // On every role check: one statement, shared by the checks of a busy server (batched-reads.ts); in a
-  // transaction, its own.
-  const byKey = options.inTransaction
-    ? one
-    : batchedReads<UserRow>({
-        one,
+  // On every role check: one statement, shared by the checks of a busy server (batched-reads.ts; by
+  // table, as its schema can be the asking request's).
+  const byKey = options.batchedReads
+    ? batchedReadsBy<UserRow>((from) => ({
+        one: (key) => one(from, key),
         async many(keys) {
           const pairs = keys.map((key) => key.split('/') as [string, string]);
           const rows = await driver.rows<UserRow>(
-            `select ${USER_COLUMNS} from ${table()}
+            `select ${USER_COLUMNS} from ${from}
   where (tenant_id, id) in (select * from unnest(?::uuid[], ?::uuid[]))`,
-            [uuidArray(pairs.map(([tenantId]) => tenantId)), uuidArray(pairs.map(([, userId]) => userId))],
+            [
+              textArrayLiteral(pairs.map(([tenantId]) => tenantId)),
+              textArrayLiteral(pairs.map(([, userId]) => userId)),
+            ],
           );
           return new Map(rows.map((row) => [keyOf(row.tenantId, row.id), row]));
         },
-      });
+        copyError: copyOfStoreError,
+      }))
+    : one;
   /** One `UPDATE` of the user of the tenant: `set` with its parameters first. */
   const update = (tenantId: string, userId: string, set: string, params: readonly unknown[]) =>
     guarded(async () => {
@@ -77,7 +81,7 @@ export function sqlUserStore(
     findById: (tenantId, userId) =>
       guarded(async () => {
         if (!isUuid(tenantId) || !isUuid(userId)) return null;
-        const row = await byKey(keyOf(tenantId.toLowerCase(), userId.toLowerCase()));
+        const row = await byKey(table(), keyOf(tenantId.toLowerCase(), userId.toLowerCase()));
         return row ? toUser(row) : null;
       }),
     listByTenant: (tenantId, options) =>
