@@ -106,7 +106,7 @@ describe('batchedReads', () => {
     await expect(after).resolves.toBe('B');
   });
 
-  it('sends the reads of a statement stuck for 10 ms on their own, and the rest when it comes back', async () => {
+  it('sends the reads behind a statement stuck for 100 ms on their own, and the rest when it comes back', async () => {
     const db = heldStatements(
       new Map([
         ['a', 'A'],
@@ -118,7 +118,9 @@ describe('batchedReads', () => {
     const stuck = read('a');
     const behind = read('b');
     expect(db.sent).toEqual(['a']);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(db.sent).toEqual(['a']);
+    await new Promise((resolve) => setTimeout(resolve, 80));
     // The first statement has not come back: the read waiting behind it went on its own.
     expect(db.sent).toEqual(['a', 'b']);
     const later = read('c');

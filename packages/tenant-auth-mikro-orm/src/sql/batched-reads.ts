@@ -21,9 +21,11 @@ const MAX_KEYS = 100;
 
 /**
  * How long reads wait behind a statement that has not come back before they go on their own: a statement
- * stuck on a dead connection or a slow pool holds the reads asked for after it this long at most.
+ * stuck on a dead connection or a slow pool holds the reads asked for after it this long at most. Well
+ * above a busy server's round trips (its event loop alone can take 10 to 20 ms to see an answer), so that
+ * under load reads still share statements instead of each going after this wait.
  */
-const STALL_MS = 10;
+const STALL_MS = 100;
 
 // Taken once, so that a test's fake timers installed later cannot pair a real timer with a fake clear.
 const { setTimeout: startTimer, clearTimeout: stopTimer } = globalThis;
@@ -31,7 +33,7 @@ const { setTimeout: startTimer, clearTimeout: stopTimer } = globalThis;
 /**
  * @internal Point reads by key that share a statement while one is out. A read asked for when no statement
  * is out goes at once, alone (`one`). Reads asked for while one is out wait for a statement to come back
- * (or for 10 ms, should none), then go together as one statement for their distinct keys (`many`, at most
+ * (or for 100 ms, should none), then go together as one statement for their distinct keys (`many`, at most
  * 100 keys a statement, every statement of the waiting reads at once). So an idle database sees each read
  * as before, with no added wait, and a busy server makes one round trip for every read that arrived
  * during the last one, not one each.
