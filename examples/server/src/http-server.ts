@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 
@@ -25,18 +25,17 @@ export interface HttpServer {
  */
 export async function listen(app: Koa, port: number, host?: string): Promise<HttpServer> {
   let closing = false;
-  const inFlight = new Set<ServerResponse>();
   const handler = app.callback();
-  // One listener function for every response ('close' comes once): no closure per request.
-  function onResponseClose(this: ServerResponse) {
-    inFlight.delete(this);
-    // A keep-alive connection whose last request just ended would otherwise hold the close up.
-    if (closing) setImmediate(() => server.closeIdleConnections());
+  // While closing, a response says `Connection: close` and its connection ends after it; decided when its
+  // head is written (`res.end()` writes it through `writeHead` too), so no request is tracked.
+  class Response<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+    // biome-ignore lint/suspicious/noExplicitAny: writeHead's overloads, passed on as they came.
+    override writeHead(...args: any[]): this {
+      if (closing) this.shouldKeepAlive = false;
+      return (ServerResponse.prototype.writeHead as (...a: unknown[]) => this).apply(this, args);
+    }
   }
-  const server = createServer((req, res) => {
-    if (closing) res.setHeader('Connection', 'close');
-    inFlight.add(res);
-    res.on('close', onResponseClose);
+  const server = createServer({ ServerResponse: Response }, (req, res) => {
     void handler(req, res);
   });
   // Requests Node's parser refuses before Koa sees them (a head over 16 KiB, a raw non-ASCII byte in the
@@ -72,15 +71,18 @@ export async function listen(app: Koa, port: number, host?: string): Promise<Htt
     close(timeoutMs) {
       closed ??= new Promise((resolve) => {
         closing = true;
-        for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
         let forced = false;
         const timer = setTimeout(() => {
           forced = true;
           server.closeAllConnections();
         }, timeoutMs);
+        // A keep-alive connection whose response began before the close and ended after it is idle then,
+        // and would hold the close up: closed on the next sweep.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
         // close() stops accepting and, since Node 19, also closes idle keep-alive connections.
         server.close(() => {
           clearTimeout(timer);
+          clearInterval(sweep);
           resolve({ forced });
         });
         server.closeIdleConnections();
