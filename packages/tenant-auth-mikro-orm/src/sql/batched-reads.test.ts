@@ -35,6 +35,9 @@ function heldStatements(table: Map<string, string>) {
   };
 }
 
+/** A table of each key to its upper case. */
+const upperCase = (...keys: string[]) => new Map(keys.map((key) => [key, key.toUpperCase()]));
+
 describe('batchedReads', () => {
   it('sends a read alone at once when none is out', async () => {
     const db = heldStatements(new Map([['a', 'A']]));
@@ -46,13 +49,7 @@ describe('batchedReads', () => {
   });
 
   it('sends the reads asked for while one is out as one statement of their distinct keys', async () => {
-    const db = heldStatements(
-      new Map([
-        ['a', 'A'],
-        ['b', 'B'],
-        ['c', 'C'],
-      ]),
-    );
+    const db = heldStatements(upperCase('a', 'b', 'c'));
     const read = batchedReads(db.statements);
     const first = read('a');
     const waiting = [read('b'), read('c'), read('b'), read('missing')];
@@ -107,13 +104,7 @@ describe('batchedReads', () => {
   });
 
   it('sends the reads behind a statement stuck for 100 ms on their own, and the rest when it comes back', async () => {
-    const db = heldStatements(
-      new Map([
-        ['a', 'A'],
-        ['b', 'B'],
-        ['c', 'C'],
-      ]),
-    );
+    const db = heldStatements(upperCase('a', 'b', 'c'));
     const read = batchedReads(db.statements);
     const stuck = read('a');
     const behind = read('b');
